@@ -1,0 +1,2 @@
+//! Benchtop binary.
+fn main() {}

@@ -1,0 +1,20 @@
+//! Shared compute infrastructure for Benchtop engines.
+//!
+//! Every engine takes a seed, reports [`Progress`], honours a [`CancelToken`] and returns a
+//! [`ComputeError`] on failure. GPU work goes through one lazily created wgpu device
+//! ([`gpu`]), NVIDIA GPUs through a CUDA context that is loaded at run time ([`cuda`]), and
+//! neural networks through a candle device chosen in [`candle_device`]. Nothing here knows
+//! about screens or files.
+
+pub mod backends;
+pub mod cancel;
+pub mod candle_device;
+pub mod cuda;
+pub mod error;
+pub mod gpu;
+pub mod progress;
+pub mod rng;
+
+pub use cancel::CancelToken;
+pub use error::{ComputeError, ComputeResult};
+pub use progress::Progress;

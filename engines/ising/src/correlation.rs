@@ -1,0 +1,1 @@
+//! Spin-spin correlation function G(r) via FFT.

@@ -1,0 +1,1 @@
+//! Neural duality discovery (Gupta, Ferrari, Iqbal, ICML 2025).

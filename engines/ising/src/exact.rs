@@ -1,0 +1,1 @@
+//! Exact results: Onsager's solution and exact enumeration of small tori.

@@ -1,0 +1,1 @@
+//! The paper's 13 translation-averaged link correlators.

@@ -1,0 +1,1 @@
+//! Per-configuration observables and their summaries with error bars.

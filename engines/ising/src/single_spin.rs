@@ -1,0 +1,1 @@
+//! Single-spin Metropolis with the plaquette term (the duality paper's sampler).

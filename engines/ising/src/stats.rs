@@ -1,0 +1,1 @@
+//! Statistics of Monte Carlo time series: binning, jackknife, autocorrelation time.

@@ -1,0 +1,1 @@
+//! Wolff cluster updates for K = 0.
