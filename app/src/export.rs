@@ -83,6 +83,17 @@ impl ExportBundle {
         }
     }
 
+    /// Collects only panel `pane` and its sweeps.
+    pub fn collect_pane(session: &Session, pane: crate::project::PaneId) -> Self {
+        let mut bundle = Self::collect(session);
+        let folder_prefix = format!("{}-", pane.0);
+        bundle
+            .panels
+            .retain(|panel| panel.folder.starts_with(&folder_prefix));
+        bundle.sweeps.retain(|(doc, _)| doc.pane == pane);
+        bundle
+    }
+
     /// Writes everything under `out` (created if missing).
     pub fn write(
         &self,

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -179,11 +179,8 @@ impl<U: Send + 'static, R: Send + 'static> Job<U, R> {
     /// Updates streamed since the last call.
     pub fn drain_updates(&self) -> Vec<U> {
         let mut updates = Vec::new();
-        loop {
-            match self.updates.try_recv() {
-                Ok(update) => updates.push(update),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-            }
+        while let Ok(update) = self.updates.try_recv() {
+            updates.push(update);
         }
         updates
     }

@@ -8,7 +8,11 @@ use benchtop::cli::{Cli, CliCommand, bench, doctor, run};
 use clap::Parser as _;
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // resvg and usvg warn about degenerate shapes (e.g. zero-height bars) they skip harmlessly.
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,tiny_skia=error,usvg=error,resvg=error"),
+    )
+    .init();
     let cli = Cli::parse();
     let result = match cli.command {
         None => open_window(None),

@@ -178,7 +178,7 @@ impl SubplotView<'_> {
         for item in &self.items {
             match item {
                 ItemView::Line { segments, .. } => {
-                    points.extend(segments.iter().flatten().copied())
+                    points.extend(segments.iter().flatten().copied());
                 }
                 ItemView::Scatter {
                     points: scatter, ..
@@ -193,10 +193,10 @@ impl SubplotView<'_> {
                     }
                 }
                 ItemView::Bars { bars, .. } => {
-                    points.extend(bars.iter().map(|b| ((b.x0 + b.x1) / 2.0, b.top)))
+                    points.extend(bars.iter().map(|b| ((b.x0 + b.x1) / 2.0, b.top)));
                 }
                 ItemView::VectorField { streamlines, .. } => {
-                    points.extend(streamlines.iter().flatten().copied())
+                    points.extend(streamlines.iter().flatten().copied());
                 }
                 ItemView::Graph { nodes, .. } => points.extend(nodes.iter().map(|(p, _)| *p)),
                 ItemView::Heatmap { .. }

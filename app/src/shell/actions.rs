@@ -138,7 +138,10 @@ impl BenchtopApp {
 
     /// Exports every figure, table and sweep to `folder` in the background.
     pub fn export_to(&mut self, ctx: &egui::Context, folder: PathBuf, dialog: &ExportDialog) {
-        let bundle = ExportBundle::collect(&self.session);
+        let bundle = match dialog.pane {
+            Some(pane) => ExportBundle::collect_pane(&self.session, pane),
+            None => ExportBundle::collect(&self.session),
+        };
         let formats = dialog.formats();
         if formats.is_empty() {
             self.notify_error("choose at least one figure format to export");

@@ -5,6 +5,9 @@ use crate::commands::Command;
 use crate::figure::ExportFormat;
 use crate::panels::PanelKind;
 
+/// What to do once a dialog has closed (it needs the whole app, so it runs after the dialog).
+type AfterModal = Box<dyn FnOnce(&mut BenchtopApp, &egui::Context)>;
+
 /// Something that would discard unsaved changes, waiting for the user's answer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PendingAction {
@@ -29,6 +32,8 @@ pub struct ExportDialog {
     pub pdf: bool,
     /// PNG resolution.
     pub dpi: u32,
+    /// Export only this panel's figures (and its sweeps); `None` exports the whole project.
+    pub pane: Option<crate::project::PaneId>,
 }
 
 impl Default for ExportDialog {
@@ -38,6 +43,7 @@ impl Default for ExportDialog {
             png: true,
             pdf: true,
             dpi: 300,
+            pane: None,
         }
     }
 }
@@ -78,7 +84,7 @@ impl BenchtopApp {
             return;
         };
         let mut close = false;
-        let mut then: Option<Box<dyn FnOnce(&mut Self, &egui::Context)>> = None;
+        let mut then: Option<AfterModal> = None;
         let response = egui::Modal::new(egui::Id::unique("benchtop_modal")).show(ctx, |ui| {
             ui.set_max_width(460.0);
             match modal {
@@ -130,7 +136,11 @@ impl BenchtopApp {
                 }
                 Modal::Export(mut dialog) => {
                     ui.heading("Export figures");
-                    ui.label("Every figure of every panel and sweep, with CSV data, provenance and summary.json.");
+                    ui.label(if dialog.pane.is_some() {
+                        "Every figure of this panel and its sweeps, with CSV data, provenance and summary.json."
+                    } else {
+                        "Every figure of every panel and sweep, with CSV data, provenance and summary.json."
+                    });
                     ui.checkbox(&mut dialog.svg, "SVG");
                     ui.checkbox(&mut dialog.png, "PNG");
                     ui.checkbox(&mut dialog.pdf, "PDF");

@@ -31,6 +31,7 @@ struct DockBehavior<'a> {
     render_state: Option<&'a eframe::egui_wgpu::RenderState>,
     focused: &'a mut Option<PaneId>,
     closed: Vec<PaneId>,
+    export: Option<PaneId>,
 }
 
 impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
@@ -68,6 +69,16 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
             {
                 panel.redo();
             }
+            ui.separator();
+            if ui
+                .small_button("Export figures…")
+                .on_hover_text(
+                    "This panel's figures and sweeps as SVG, PNG and PDF, with data and provenance",
+                )
+                .clicked()
+            {
+                self.export = Some(id);
+            }
         });
         ui.separator();
         match *view {
@@ -81,7 +92,7 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
                 panel.ui(ui, &mut context);
             }
             HostView::Sweeps => {
-                sweeps_ui(ui, id, panel.as_ref(), self.sweeps, self.forms, self.jobs)
+                sweeps_ui(ui, id, panel.as_ref(), self.sweeps, self.forms, self.jobs);
             }
         }
         egui_tiles::UiResponse::None
@@ -145,9 +156,16 @@ impl BenchtopApp {
             render_state: self.render_state.as_ref(),
             focused: &mut self.focused,
             closed: Vec::new(),
+            export: None,
         };
         layout.ui(&mut behavior, ui);
         let closed = behavior.closed;
+        if let Some(pane) = behavior.export {
+            self.modal = Some(super::Modal::Export(super::ExportDialog {
+                pane: Some(pane),
+                ..Default::default()
+            }));
+        }
         for id in closed {
             self.session.panels.remove(&id);
             self.session.sweeps.retain(|run| run.doc.pane != id);

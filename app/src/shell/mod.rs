@@ -119,6 +119,18 @@ impl BenchtopApp {
         } else {
             None
         };
+        if let Some(state) = &app.render_state {
+            // Engines submit compute work from their own threads on this device. wgpu reports
+            // a surface reconfiguration (window resize) that overlaps such a submission as an
+            // error, and by default errors abort the process. Log them instead: egui-wgpu
+            // reconfigures the surface on the next frame.
+            state
+                .device
+                .on_uncaptured_error(std::sync::Arc::new(|error| {
+                    log::error!("wgpu: {error}");
+                }));
+        }
+        log::info!("engines share the window's GPU device: {shared_gpu}");
         app.persist = true;
         app.start_backend_probe(Some(cc.egui_ctx.clone()));
         let target = open.or_else(|| app.prefs.recent.first().filter(|p| p.exists()).cloned());
@@ -225,7 +237,7 @@ impl BenchtopApp {
                 }
                 JobOutcome::Cancelled => self.notify("export cancelled"),
                 JobOutcome::Failed(message) => {
-                    self.notify_error(format!("export failed: {message}"))
+                    self.notify_error(format!("export failed: {message}"));
                 }
             }
         }

@@ -83,6 +83,9 @@ pub struct ReferenceCurve {
     pub points: Vec<(f64, f64)>,
 }
 
+/// Gives the reference curve for (parameter, output) over [low, high], if there is one.
+pub type ReferenceFn = Arc<dyn Fn(&str, &str, f64, f64) -> Option<ReferenceCurve> + Send + Sync>;
+
 /// What a panel offers to the sweep machinery.
 #[derive(Clone)]
 pub struct SweepSupport {
@@ -96,7 +99,7 @@ pub struct SweepSupport {
     /// changes).
     pub fingerprint: String,
     /// Curves to draw with the results, for the parameter range of the sweep.
-    pub references: Arc<dyn Fn(&str, &str, f64, f64) -> Option<ReferenceCurve> + Send + Sync>,
+    pub references: ReferenceFn,
 }
 
 impl std::fmt::Debug for SweepSupport {
@@ -129,7 +132,7 @@ pub enum TwoDimView {
 }
 
 /// A computed point of a sweep.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SweepPoint {
     /// The parameter values, one per axis.
@@ -142,18 +145,6 @@ pub struct SweepPoint {
     pub outputs: BTreeMap<String, f64>,
     /// Why the point failed, if it did.
     pub error: Option<String>,
-}
-
-impl Default for SweepPoint {
-    fn default() -> Self {
-        Self {
-            coords: Vec::new(),
-            repeat: 0,
-            seed: 0,
-            outputs: BTreeMap::new(),
-            error: None,
-        }
-    }
 }
 
 /// A sweep as saved in a project.

@@ -352,7 +352,7 @@ fn sweep_ui(
         let figure = sweep_figure(&run.doc, support);
         let state = forms.views.entry((pane, run.doc.name.clone())).or_default();
         ui.allocate_ui(egui::vec2(ui.available_width(), 320.0), |ui| {
-            show_figure(ui, &figure, state)
+            show_figure(ui, &figure, state);
         });
         results_table(ui, &run.doc);
     }

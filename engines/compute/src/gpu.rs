@@ -130,3 +130,84 @@ fn create() -> Result<Arc<GpuContext>, String> {
         info,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    //! A real compute pass on whatever adapter exists (lavapipe in CI) gets the CPU's answer.
+    use super::*;
+
+    const DOUBLE_PLUS_ONE: &str = r"
+    @group(0) @binding(0) var<storage, read_write> values: array<u32>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+        if (id.x < arrayLength(&values)) {
+            values[id.x] = values[id.x] * 2u + 1u;
+        }
+    }
+    ";
+
+    #[test]
+    fn a_compute_pass_matches_the_cpu() {
+        let Some(context) = context_or_skip("a_compute_pass_matches_the_cpu") else {
+            return;
+        };
+        let input: Vec<u32> = (0..1000).map(|i| i * 7 + 3).collect();
+        let expected: Vec<u32> = input.iter().map(|v| v * 2 + 1).collect();
+        let device = &context.device;
+        let bytes = (input.len() * 4) as u64;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("values"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        context
+            .queue
+            .write_buffer(&buffer, 0, bytemuck::cast_slice(&input));
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("double plus one"),
+            source: wgpu::ShaderSource::Wgsl(DOUBLE_PLUS_ONE.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("double plus one"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(1000_u32.div_ceil(64), 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&buffer, 0, &readback, 0, bytes);
+        context.queue.submit([encoder.finish()]);
+        readback
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, |result| result.expect("mapped"));
+        context.wait_idle().expect("device idle");
+        let output: Vec<u32> =
+            bytemuck::cast_slice(&readback.slice(..).get_mapped_range().expect("range")).to_vec();
+        assert_eq!(output, expected);
+        assert!(!context.describe().is_empty());
+    }
+}

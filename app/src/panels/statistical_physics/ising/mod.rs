@@ -146,7 +146,7 @@ pub struct SavedResults {
 }
 
 /// Everything the project file stores for this panel.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct IsingState {
     /// Parameters and seeds.
@@ -157,17 +157,6 @@ pub struct IsingState {
     pub headless: HeadlessTasks,
     /// Results.
     pub results: SavedResults,
-}
-
-impl Default for IsingState {
-    fn default() -> Self {
-        Self {
-            params: IsingParams::default(),
-            view: IsingView::default(),
-            headless: HeadlessTasks::default(),
-            results: SavedResults::default(),
-        }
-    }
 }
 
 /// The panel.
