@@ -541,3 +541,18 @@ fn doctor_lists_backends() {
     );
     assert!(value["adapters"].is_array());
 }
+
+#[test]
+fn a_project_whose_sidecar_is_missing_opens_with_its_parameters() {
+    let mut harness = common::harness(small_ising_session());
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("shared.ron");
+    assert!(harness.state_mut().save_to(&path));
+    std::fs::remove_dir_all(dir.path().join("shared.data")).expect("sidecar removed");
+    let reopened = Session::open(&path).expect("opens without its arrays");
+    let panel = reopened.panels.values().next().expect("panel");
+    assert!(panel.summary()["monte_carlo"].is_null(), "results are dropped, not invented");
+    let text = reopened.to_text().expect("serialises");
+    assert!(text.contains("size: 32"), "parameters survive");
+}

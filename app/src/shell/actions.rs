@@ -127,6 +127,7 @@ impl BenchtopApp {
             Ok(()) => {
                 self.prefs.remember(path);
                 self.mark_saved();
+                self.discard_recovery();
                 true
             }
             Err(error) => {
@@ -188,6 +189,22 @@ impl BenchtopApp {
         if let Some(kind) = crate::panels::kind_by_id(kind_id) {
             let id = self.session.add_panel(kind);
             self.focused = Some(id);
+        }
+    }
+}
+
+impl BenchtopApp {
+    /// Removes the autosaved recovery copy once the work is safely saved.
+    fn discard_recovery(&self) {
+        if !self.persist {
+            return;
+        }
+        if let Some(path) =
+            eframe::storage_dir("benchtop").map(|dir| dir.join(super::RECOVERY_FILE))
+            && path.exists()
+            && let Err(error) = std::fs::remove_file(&path)
+        {
+            log::warn!("could not remove {}: {error}", path.display());
         }
     }
 }

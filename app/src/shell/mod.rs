@@ -27,6 +27,9 @@ pub use prefs::Prefs;
 /// The key under which preferences live in eframe's storage.
 pub const PREFS_KEY: &str = "benchtop_prefs";
 
+/// The file in eframe's storage folder that holds the autosaved copy of unsaved work.
+pub const RECOVERY_FILE: &str = "recovery.ron";
+
 /// The tour project, embedded so the window can always open it.
 pub const TOUR_PROJECT: &str = include_str!("../../../projects/tour.ron");
 
@@ -133,6 +136,15 @@ impl BenchtopApp {
         log::info!("engines share the window's GPU device: {shared_gpu}");
         app.persist = true;
         app.start_backend_probe(Some(cc.egui_ctx.clone()));
+        if let Some(recovery) = eframe::storage_dir("benchtop")
+            .map(|dir| dir.join(RECOVERY_FILE))
+            .filter(|p| p.exists())
+        {
+            app.notify(format!(
+                "Unsaved work from an earlier session was kept in {}; open it with File > Open… to recover it.",
+                recovery.display()
+            ));
+        }
         let target = open.or_else(|| app.prefs.recent.first().filter(|p| p.exists()).cloned());
         match target {
             Some(path) => app.open_path(&path),
@@ -251,7 +263,7 @@ impl BenchtopApp {
         let Some(dir) = eframe::storage_dir("benchtop") else {
             return;
         };
-        let path = dir.join("recovery.ron");
+        let path = dir.join(RECOVERY_FILE);
         let result = std::fs::create_dir_all(&dir)
             .map_err(anyhow::Error::from)
             .and_then(|()| self.session.to_text())

@@ -167,6 +167,8 @@ pub struct IsingPanel {
     history: UndoHistory<IsingParams>,
     mc: mc_tab::McTab,
     duality: duality_tab::DualityTab,
+    /// A problem to show at the top of the panel until dismissed.
+    warning: Option<String>,
 }
 
 impl IsingPanel {
@@ -179,15 +181,29 @@ impl IsingPanel {
             headless: state.headless,
             mc: mc_tab::McTab::default(),
             duality: duality_tab::DualityTab::default(),
+            warning: None,
         }
     }
 
     /// Rebuilds the panel with its saved results (arrays from `sidecar`).
+    ///
+    /// Parameters always come back. Results whose arrays cannot be read (a sidecar folder that
+    /// was not copied with the project) are dropped with a warning shown in the panel; they can
+    /// be recomputed from the parameters and seeds.
     pub fn restore(state: IsingState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
         let results = state.results.clone();
         let mut panel = Self::new(state);
-        panel.mc.restore(&results, sidecar)?;
-        panel.duality.restore(&results, sidecar)?;
+        let restored = panel
+            .mc
+            .restore(&results, sidecar)
+            .and_then(|()| panel.duality.restore(&results, sidecar));
+        if let Err(error) = restored {
+            panel.mc = mc_tab::McTab::default();
+            panel.duality = duality_tab::DualityTab::default();
+            panel.warning = Some(format!(
+                "saved results were not restored ({error:#}); run again to recompute them"
+            ));
+        }
         // A restored result was computed with the saved parameters.
         panel.mc.mark_current(&panel.params);
         panel.duality.mark_current(&panel.params);
@@ -205,6 +221,16 @@ impl Panel for IsingPanel {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
+        if let Some(warning) = &self.warning {
+            let mut dismiss = false;
+            ui.horizontal(|ui| {
+                ui.colored_label(ui.visuals().warn_fg_color, warning);
+                dismiss = ui.small_button("Dismiss").clicked();
+            });
+            if dismiss {
+                self.warning = None;
+            }
+        }
         ui.horizontal(|ui| {
             ui.selectable_value(&mut self.view.tab, IsingTab::MonteCarlo, "Monte Carlo");
             ui.selectable_value(&mut self.view.tab, IsingTab::Duality, "Duality");
