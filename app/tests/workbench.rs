@@ -552,7 +552,10 @@ fn a_project_whose_sidecar_is_missing_opens_with_its_parameters() {
     std::fs::remove_dir_all(dir.path().join("shared.data")).expect("sidecar removed");
     let reopened = Session::open(&path).expect("opens without its arrays");
     let panel = reopened.panels.values().next().expect("panel");
-    assert!(panel.summary()["monte_carlo"].is_null(), "results are dropped, not invented");
+    assert!(
+        panel.summary()["monte_carlo"].is_null(),
+        "results are dropped, not invented"
+    );
     let text = reopened.to_text().expect("serialises");
     assert!(text.contains("size: 32"), "parameters survive");
 }
