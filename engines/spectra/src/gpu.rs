@@ -432,53 +432,54 @@ impl GpuSht {
             nm,
             nm,
         )?);
-        let mut inverse_stages = Vec::new();
-        // 1. Legendre synthesis per m: P̄_mᵀ (nlat × lmax+1−m) × coefficients (lmax+1−m × 2·batch).
-        inverse_stages.push(stage(
-            "sht inverse legendre",
-            &legendre_buffer,
-            &coeffs,
-            &spectra,
-            &ones_buffer,
-            Params {
-                a: Operand {
-                    tri_mul: nlat32,
-                    ..Operand::dense(1, nlat32)
+        // 1. Legendre synthesis per m: P̄_mᵀ (nlat × lmax+1−m) × coefficients (lmax+1−m × 2·batch),
+        // 2. inverse DFT: (batch·nlat × 2nm) × (2nm × nlon).
+        let inverse_stages = vec![
+            stage(
+                "sht inverse legendre",
+                &legendre_buffer,
+                &coeffs,
+                &spectra,
+                &ones_buffer,
+                Params {
+                    a: Operand {
+                        tri_mul: nlat32,
+                        ..Operand::dense(1, nlat32)
+                    },
+                    b: coefficient_operand,
+                    c: spectra_by_m,
+                    m_base: nlat32,
+                    k_base: nm32,
+                    k_dec: 1,
+                    n: w32,
+                    lmax: lmax32,
+                    scale_period: 1,
+                    ..Params::default()
                 },
-                b: coefficient_operand,
-                c: spectra_by_m,
-                m_base: nlat32,
-                k_base: nm32,
-                k_dec: 1,
-                n: w32,
-                lmax: lmax32,
-                scale_period: 1,
-                ..Params::default()
-            },
-            nlat,
-            nm,
-        )?);
-        // 2. Inverse DFT: (batch·nlat × 2nm) × (2nm × nlon).
-        inverse_stages.push(stage(
-            "sht inverse dft",
-            &spectra,
-            &inverse_twiddle_buffer,
-            &fields,
-            &ones_buffer,
-            Params {
-                a: Operand::dense(spectra_row, 1),
-                b: Operand::dense(u(nlon)?, 1),
-                c: Operand::dense(u(nlon)?, 1),
-                m_base: u(batch * nlat)?,
-                k_base: spectra_row,
-                n: u(nlon)?,
-                lmax: lmax32,
-                scale_period: 1,
-                ..Params::default()
-            },
-            batch * nlat,
-            1,
-        )?);
+                nlat,
+                nm,
+            )?,
+            stage(
+                "sht inverse dft",
+                &spectra,
+                &inverse_twiddle_buffer,
+                &fields,
+                &ones_buffer,
+                Params {
+                    a: Operand::dense(spectra_row, 1),
+                    b: Operand::dense(u(nlon)?, 1),
+                    c: Operand::dense(u(nlon)?, 1),
+                    m_base: u(batch * nlat)?,
+                    k_base: spectra_row,
+                    n: u(nlon)?,
+                    lmax: lmax32,
+                    scale_period: 1,
+                    ..Params::default()
+                },
+                batch * nlat,
+                1,
+            )?,
+        ];
         Ok(Self {
             context,
             grid,

@@ -373,11 +373,11 @@ impl WithSimd for SynthesisOp<'_> {
     type Output = ();
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
+    fn with_simd<S: Simd>(mut self, simd: S) -> Self::Output {
         if S::F64_LANES >= 8 {
-            synthesis_blocks::<S, 4>(simd, self);
+            synthesis_blocks::<S, 4>(simd, &mut self);
         } else {
-            synthesis_blocks::<S, 2>(simd, self);
+            synthesis_blocks::<S, 2>(simd, &mut self);
         }
     }
 }
@@ -395,7 +395,7 @@ fn store<S: Simd, const NV: usize>(slice: &mut [f64], values: &[S::f64s; NV]) {
 }
 
 #[inline(always)]
-fn synthesis_blocks<S: Simd, const NV: usize>(simd: S, op: SynthesisOp<'_>) {
+fn synthesis_blocks<S: Simd, const NV: usize>(simd: S, op: &mut SynthesisOp<'_>) {
     let t = op.tables;
     let lanes = NV * S::F64_LANES;
     let m = op.m;
@@ -507,17 +507,17 @@ impl WithSimd for AnalysisOp<'_> {
     type Output = ();
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
+    fn with_simd<S: Simd>(mut self, simd: S) -> Self::Output {
         if S::F64_LANES >= 8 {
-            analysis_blocks::<S, 4>(simd, self);
+            analysis_blocks::<S, 4>(simd, &mut self);
         } else {
-            analysis_blocks::<S, 2>(simd, self);
+            analysis_blocks::<S, 2>(simd, &mut self);
         }
     }
 }
 
 #[inline(always)]
-fn analysis_blocks<S: Simd, const NV: usize>(simd: S, op: AnalysisOp<'_>) {
+fn analysis_blocks<S: Simd, const NV: usize>(simd: S, op: &mut AnalysisOp<'_>) {
     let t = op.tables;
     let lanes = NV * S::F64_LANES;
     let w = S::F64_LANES;

@@ -328,7 +328,7 @@ fn nice_even_size(n: usize) -> usize {
     loop {
         let mut rest = size;
         for p in [2, 3, 5, 7] {
-            while rest % p == 0 {
+            while rest.is_multiple_of(p) {
                 rest /= p;
             }
         }
