@@ -12,7 +12,11 @@
 //! Convention: 4π-normalised harmonics (`Y_00 = 1`), so `a_00` is the area mean and the
 //! spectrum sums to the area-weighted mean square (Parseval).
 
+pub mod barotropic;
 pub mod bench;
+pub mod data;
+pub mod experiments;
+pub mod forecast;
 pub mod gpu;
 pub mod grid;
 pub mod legendre;
@@ -20,6 +24,7 @@ pub mod loss;
 pub mod resolution;
 pub mod sht;
 pub mod spectrum;
+pub mod synthetic;
 
 pub use grid::{Grid, GridKind};
 pub use loss::{MseTerms, amse, mse_decomposition};
