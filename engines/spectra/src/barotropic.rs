@@ -202,7 +202,10 @@ impl BarotropicParams {
         if self.lmax > 340 {
             return Err(ComputeError::invalid(
                 "lmax",
-                format!("{} is beyond what this model is meant for (≤ 340)", self.lmax),
+                format!(
+                    "{} is beyond what this model is meant for (≤ 340)",
+                    self.lmax
+                ),
             ));
         }
         let grid = self.grid()?;
@@ -576,11 +579,11 @@ pub fn vorticity_from_wind(grid: &Grid, u: &[f64], v: &[f64]) -> Result<Vec<f64>
     }
 
     let mut zeta = vec![0.0; nlat * nlon];
-    for i in 1..nlat - 1 {
+    for (i, cos_lat) in cos.iter().enumerate().take(nlat - 1).skip(1) {
         for j in 0..nlon {
             let index = i * nlon + j;
             // ∂/∂φ = −∂/∂θ.
-            zeta[index] = (dv_dlambda[index] + du_dtheta[index]) / (EARTH_RADIUS_M * cos[i]);
+            zeta[index] = (dv_dlambda[index] + du_dtheta[index]) / (EARTH_RADIUS_M * cos_lat);
         }
     }
     // Poles: mean vorticity of the polar cap bounded by the first ring (Stokes).
@@ -628,7 +631,8 @@ pub fn rossby_haurwitz(
         for lon in &lons {
             let lambda = lon.to_radians();
             psi.push(
-                -omega * phi.sin() + amplitude * phi.cos().powi(r) * phi.sin() * (rf * lambda).cos(),
+                -omega * phi.sin()
+                    + amplitude * phi.cos().powi(r) * phi.sin() * (rf * lambda).cos(),
             );
         }
     }

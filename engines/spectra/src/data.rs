@@ -213,7 +213,9 @@ fn detect_latitudes(latitudes_deg: &[f64], choice: GridChoice) -> Result<(GridKi
         return Err(format!("{n} latitude(s): at least 2 are needed"));
     }
     if let Some(bad) = latitudes_deg.iter().find(|v| !v.is_finite()) {
-        return Err(format!("latitude coordinate holds a non-finite value ({bad})"));
+        return Err(format!(
+            "latitude coordinate holds a non-finite value ({bad})"
+        ));
     }
     let increasing = latitudes_deg.windows(2).all(|w| w[1] > w[0]);
     let decreasing = latitudes_deg.windows(2).all(|w| w[1] < w[0]);
@@ -281,7 +283,9 @@ fn detect_longitudes(longitudes_deg: &[f64]) -> Result<(usize, bool, bool, usize
         return Err(format!("{m} longitude(s): at least 2 are needed"));
     }
     if let Some(bad) = longitudes_deg.iter().find(|v| !v.is_finite()) {
-        return Err(format!("longitude coordinate holds a non-finite value ({bad})"));
+        return Err(format!(
+            "longitude coordinate holds a non-finite value ({bad})"
+        ));
     }
     let reverse = longitudes_deg[1] < longitudes_deg[0];
     let eastward: Vec<f64> = if reverse {
@@ -681,7 +685,7 @@ fn default_fill(var: &netcdf::Variable<'_>) -> Option<f64> {
     // The values of NC_FILL_FLOAT, NC_FILL_DOUBLE, NC_FILL_SHORT, NC_FILL_INT, NC_FILL_USHORT
     // and NC_FILL_UINT in netcdf.h. Bytes have no default fill check (netCDF user guide).
     match var.vartype() {
-        NcVariableType::Float(FloatType::F32) => Some(f64::from(9.969_209_968_386_869e36_f32)),
+        NcVariableType::Float(FloatType::F32) => Some(f64::from(9.969_21e36_f32)),
         NcVariableType::Float(FloatType::F64) => Some(9.969_209_968_386_869e36),
         NcVariableType::Int(IntType::I16) => Some(-32767.0),
         NcVariableType::Int(IntType::I32) => Some(-2_147_483_647.0),
@@ -935,8 +939,7 @@ pub fn load_netcdf(path: &Path, options: &LoadOptions) -> Result<Field, ComputeE
     let mut missing = 0_usize;
     let mut first_missing: Option<(usize, String)> = None;
     for (index, value) in ordered.iter().enumerate() {
-        let reason = if let Some((marker, what)) =
-            missing_markers.iter().find(|(m, _)| m == value)
+        let reason = if let Some((marker, what)) = missing_markers.iter().find(|(m, _)| m == value)
         {
             Some(format!("{what} {marker}"))
         } else if valid_min.is_some_and(|min| *value < min) {

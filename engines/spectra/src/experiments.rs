@@ -260,9 +260,8 @@ impl GainFit {
             self.gain_mse[k] -=
                 eta * precondition * mse_gain_gradient(self.gain_mse[k], pb[k], x[k]);
             let g = self.gain_amse[k];
-            self.gain_amse[k] = (g
-                - eta * precondition * amse_gain_gradient(g, pa[k], pb[k], x[k]))
-            .max(0.0);
+            self.gain_amse[k] =
+                (g - eta * precondition * amse_gain_gradient(g, pa[k], pb[k], x[k])).max(0.0);
         }
         let mse_fit = apply_gains(&self.forecast, &self.gain_mse)?;
         let amse_fit = apply_gains(&self.forecast, &self.gain_amse)?;
@@ -297,14 +296,19 @@ impl GainFit {
             .map(|k| if pb[k] > 0.0 { x[k] / pb[k] } else { 1.0 })
             .collect();
         let optimal_gain_amse = (0..=lmax)
-            .map(|k| if pb[k] > 0.0 { (pa[k] / pb[k]).sqrt() } else { 1.0 })
+            .map(|k| {
+                if pb[k] > 0.0 {
+                    (pa[k] / pb[k]).sqrt()
+                } else {
+                    1.0
+                }
+            })
             .collect();
         let maps = if self.params.maps {
             // The smallest equiangular grid that holds lmax.
             let grid = Grid::new(GridKind::Equiangular, lmax + 2, 2 * lmax + 2)?;
             let sht = Sht::new(&grid, lmax)?;
-            let fields =
-                sht.inverse_batch(&[&self.truth, &self.forecast, &mse_fit, &amse_fit])?;
+            let fields = sht.inverse_batch(&[&self.truth, &self.forecast, &mse_fit, &amse_fit])?;
             let mut fields = fields.into_iter();
             let mut next = || fields.next().unwrap_or_default();
             Some(AnalyticMaps {

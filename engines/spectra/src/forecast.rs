@@ -35,7 +35,7 @@ use crate::spectrum::{coherence_from, joint_spectra};
 
 use dataset::{DYNAMIC_CHANNELS, Dataset};
 use net::ConvNet;
-use spectral::{SpectralMap, tensor_f32, values_f64};
+use spectral::{SpectralMap, values_f64};
 
 /// Everything that defines a forecaster experiment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -166,13 +166,22 @@ impl ForecastParams {
             ));
         }
         if !(self.spinup_days.is_finite() && self.spinup_days >= 0.0) {
-            return Err(ComputeError::invalid("spinup_days", "must be finite and ≥ 0"));
+            return Err(ComputeError::invalid(
+                "spinup_days",
+                "must be finite and ≥ 0",
+            ));
         }
         if !(self.perturbation.is_finite() && self.perturbation >= 0.0) {
-            return Err(ComputeError::invalid("perturbation", "must be finite and ≥ 0"));
+            return Err(ComputeError::invalid(
+                "perturbation",
+                "must be finite and ≥ 0",
+            ));
         }
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(ComputeError::invalid("learning_rate", "must be finite and > 0"));
+            return Err(ComputeError::invalid(
+                "learning_rate",
+                "must be finite and > 0",
+            ));
         }
         Ok(())
     }
@@ -522,7 +531,7 @@ impl ForecastTrainer {
             )));
         }
         let snapshot = if self.params.snapshot_every > 0
-            && ((step_index + 1) % self.params.snapshot_every == 0
+            && ((step_index + 1).is_multiple_of(self.params.snapshot_every)
                 || step_index + 1 == self.params.train_steps)
         {
             Some(self.snapshot()?)
@@ -544,10 +553,17 @@ impl ForecastTrainer {
 
     /// One-step forecasts of a batch of states by one forecaster (normalised vorticity
     /// coefficients in and out, truncated at L).
-    fn forecast_step(&self, learner: &Learner, states: &[Coeffs]) -> Result<Vec<Coeffs>, ComputeError> {
+    fn forecast_step(
+        &self,
+        learner: &Learner,
+        states: &[Coeffs],
+    ) -> Result<Vec<Coeffs>, ComputeError> {
         let dynamic = states
             .iter()
-            .map(|s| self.data.dynamic_features(&self.model, &self.denormalise(s)))
+            .map(|s| {
+                self.data
+                    .dynamic_features(&self.model, &self.denormalise(s))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let inputs: Vec<(&[f32], usize)> = dynamic.iter().map(|d| (d.as_slice(), 0)).collect();
         let x = self.batch_features(&inputs)?;
@@ -596,8 +612,19 @@ impl ForecastTrainer {
         };
         let initial: Vec<Coeffs> = starts.iter().map(|&c| truth_at(c, 0)).collect();
         let mut states = [initial.clone(), initial.clone()];
-        let mut sums = vec![[SpectralSums::new(lmax), SpectralSums::new(lmax), SpectralSums::new(lmax)]; leads.len()];
-        let mut first = [Coeffs::zeros(lmax), Coeffs::zeros(lmax), Coeffs::zeros(lmax)];
+        let mut sums = vec![
+            [
+                SpectralSums::new(lmax),
+                SpectralSums::new(lmax),
+                SpectralSums::new(lmax)
+            ];
+            leads.len()
+        ];
+        let mut first = [
+            Coeffs::zeros(lmax),
+            Coeffs::zeros(lmax),
+            Coeffs::zeros(lmax),
+        ];
         for lead in 1..=longest {
             cancel.check()?;
             for (slot, learner) in self.learners.iter().enumerate() {

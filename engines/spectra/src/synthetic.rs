@@ -82,7 +82,13 @@ impl SpectrumSpec {
             SpectrumShape::PowerLaw { exponent } => {
                 check_exponent(*exponent)?;
                 (0..=lmax)
-                    .map(|k| if k == 0 { 0.0 } else { (k as f64).powf(-exponent) })
+                    .map(|k| {
+                        if k == 0 {
+                            0.0
+                        } else {
+                            (k as f64).powf(-exponent)
+                        }
+                    })
                     .collect()
             }
             SpectrumShape::PowerLawWithCutoff { exponent, k_cut } => {
@@ -247,7 +253,13 @@ pub fn decorrelated_forecast(
         let noise_power: f64 = noise
             .iter()
             .enumerate()
-            .map(|(m, c)| if m == 0 { c.norm_sqr() } else { 2.0 * c.norm_sqr() })
+            .map(|(m, c)| {
+                if m == 0 {
+                    c.norm_sqr()
+                } else {
+                    2.0 * c.norm_sqr()
+                }
+            })
             .sum();
         let scale = (power / noise_power).sqrt();
         let keep = (1.0 - r * r).max(0.0).sqrt();
@@ -267,7 +279,11 @@ pub fn apply_gains(a: &Coeffs, gain: &[f64]) -> Result<Coeffs, ComputeError> {
     if gain.len() != a.lmax() + 1 {
         return Err(ComputeError::invalid(
             "gain",
-            format!("needs lmax + 1 = {} entries (got {})", a.lmax() + 1, gain.len()),
+            format!(
+                "needs lmax + 1 = {} entries (got {})",
+                a.lmax() + 1,
+                gain.len()
+            ),
         ));
     }
     Ok(a.map_by_degree(|l, c| c * gain[l]))

@@ -60,21 +60,28 @@ impl NcSpec {
         file.add_dimension(self.lat_name, nlat).unwrap();
         file.add_dimension(self.lon_name, nlon).unwrap();
         if self.coordinates {
-            let mut lat = file.add_variable::<f32>(self.lat_name, &[self.lat_name]).unwrap();
+            let mut lat = file
+                .add_variable::<f32>(self.lat_name, &[self.lat_name])
+                .unwrap();
             lat.put_attribute("units", "degrees_north").unwrap();
             let lats: Vec<f32> = self.latitudes.iter().map(|v| *v as f32).collect();
             lat.put_values(&lats, ..).unwrap();
-            let mut lon = file.add_variable::<f64>(self.lon_name, &[self.lon_name]).unwrap();
+            let mut lon = file
+                .add_variable::<f64>(self.lon_name, &[self.lon_name])
+                .unwrap();
             lon.put_attribute("units", "degrees_east").unwrap();
             lon.put_values(&self.longitudes, ..).unwrap();
         }
         let mut time = file.add_variable::<f64>("time", &["time"]).unwrap();
-        time.put_attribute("units", "hours since 2000-01-01").unwrap();
+        time.put_attribute("units", "hours since 2000-01-01")
+            .unwrap();
         let times: Vec<f64> = (0..self.times).map(|t| 6.0 * t as f64).collect();
         time.put_values(&times, ..).unwrap();
         let mut level = file.add_variable::<f64>("level", &["level"]).unwrap();
         level.put_attribute("units", "hPa").unwrap();
-        let levels: Vec<f64> = (0..self.levels).map(|k| 1000.0 - 100.0 * k as f64).collect();
+        let levels: Vec<f64> = (0..self.levels)
+            .map(|k| 1000.0 - 100.0 * k as f64)
+            .collect();
         level.put_values(&levels, ..).unwrap();
         let dims: [&str; 4] = if self.lon_first {
             ["time", "level", self.lon_name, self.lat_name]
@@ -176,14 +183,19 @@ fn westward_longitudes_with_cyclic_column_time_and_level_are_chosen() {
     };
     let error = load_field(&path, &out_of_range).unwrap_err().to_string();
     assert!(error.contains("westward.nc"), "{error}");
-    assert!(error.contains("`field`") && error.contains("time index 3"), "{error}");
+    assert!(
+        error.contains("`field`") && error.contains("time index 3"),
+        "{error}"
+    );
 }
 
 #[test]
 fn longitude_first_storage_and_gaussian_latitudes_are_detected() {
     let dir = tempfile::tempdir().unwrap();
     let path = temp_path(&dir, "gauss.nc");
-    let gauss = Grid::new(GridKind::GaussLegendre, 16, 32).unwrap().latitudes_deg();
+    let gauss = Grid::new(GridKind::GaussLegendre, 16, 32)
+        .unwrap()
+        .latitudes_deg();
     let mut lats = gauss.clone();
     lats.reverse();
     let mut spec = NcSpec::new(lats, regular_longitudes(0.0, 11.25, 32));
@@ -201,7 +213,10 @@ fn longitude_first_storage_and_gaussian_latitudes_are_detected() {
         ..LoadOptions::default()
     };
     let error = load_field(&path, &wrong).unwrap_err().to_string();
-    assert!(error.contains("gauss.nc") && error.contains("Gauss–Legendre"), "{error}");
+    assert!(
+        error.contains("gauss.nc") && error.contains("Gauss–Legendre"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -211,18 +226,30 @@ fn unsupported_grids_are_rejected_with_a_clear_message() {
     let path = temp_path(&dir, "centres.nc");
     let lats: Vec<f64> = (0..32).map(|i| 87.1875 - 5.625 * i as f64).collect();
     NcSpec::new(lats, regular_longitudes(0.0, 5.625, 64)).write(&path, |_, _| {});
-    let error = load_field(&path, &LoadOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("centres.nc") && error.contains("`field`"), "{error}");
+    let error = load_field(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("centres.nc") && error.contains("`field`"),
+        "{error}"
+    );
     assert!(error.contains("neither equiangular"), "{error}");
     // Longitudes offset by half a step from 0°.
     let path = temp_path(&dir, "offset.nc");
     NcSpec::new(equiangular(7), regular_longitudes(15.0, 30.0, 12)).write(&path, |_, _| {});
-    let error = load_field(&path, &LoadOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("offset.nc") && error.contains("column at 0°"), "{error}");
+    let error = load_field(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("offset.nc") && error.contains("column at 0°"),
+        "{error}"
+    );
     // A regional longitude range.
     let path = temp_path(&dir, "regional.nc");
     NcSpec::new(equiangular(7), regular_longitudes(0.0, 10.0, 12)).write(&path, |_, _| {});
-    let error = load_field(&path, &LoadOptions::default()).unwrap_err().to_string();
+    let error = load_field(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("not the whole circle"), "{error}");
 }
 
@@ -241,7 +268,8 @@ fn packed_values_are_unpacked_and_fill_values_rejected() {
         let mut lon = file.add_variable::<f64>("lon", &["lon"]).unwrap();
         lon.put_attribute("axis", "X").unwrap();
         lon.put_attribute("units", "degrees").unwrap();
-        lon.put_values(&regular_longitudes(0.0, 30.0, nlon), ..).unwrap();
+        lon.put_values(&regular_longitudes(0.0, 30.0, nlon), ..)
+            .unwrap();
         let mut var = file.add_variable::<i16>("t", &["lat", "lon"]).unwrap();
         var.set_fill_value(-32767_i16).unwrap();
         var.put_attribute("scale_factor", 0.01_f64).unwrap();
@@ -260,8 +288,13 @@ fn packed_values_are_unpacked_and_fill_values_rejected() {
         marked.put_values(&values, ..).unwrap();
     }
     // Several fields and no name: the error lists them.
-    let error = load_field(&path, &LoadOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("several fields") && error.contains("holes"), "{error}");
+    let error = load_field(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("several fields") && error.contains("holes"),
+        "{error}"
+    );
 
     let load = |name: &str| {
         load_field(
@@ -278,13 +311,28 @@ fn packed_values_are_unpacked_and_fill_values_rejected() {
         assert!((value - want).abs() < 1e-12, "{n}: {value} vs {want}");
     }
     let error = load("holes").unwrap_err().to_string();
-    assert!(error.contains("packed.nc") && error.contains("`holes`"), "{error}");
-    assert!(error.contains("1 of 84 values are missing") && error.contains("_FillValue"), "{error}");
-    assert!(error.contains("latitude -60.000°, longitude 90.000°"), "{error}");
+    assert!(
+        error.contains("packed.nc") && error.contains("`holes`"),
+        "{error}"
+    );
+    assert!(
+        error.contains("1 of 84 values are missing") && error.contains("_FillValue"),
+        "{error}"
+    );
+    assert!(
+        error.contains("latitude -60.000°, longitude 90.000°"),
+        "{error}"
+    );
     let error = load("marked").unwrap_err().to_string();
-    assert!(error.contains("`marked`") && error.contains("missing_value"), "{error}");
+    assert!(
+        error.contains("`marked`") && error.contains("missing_value"),
+        "{error}"
+    );
     let error = load("nope").unwrap_err().to_string();
-    assert!(error.contains("packed.nc") && error.contains("no such variable"), "{error}");
+    assert!(
+        error.contains("packed.nc") && error.contains("no such variable"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -297,7 +345,10 @@ fn nan_is_rejected_naming_the_variable_and_the_file() {
     let error = load_field(&path, &LoadOptions::default()).unwrap_err();
     assert!(matches!(&error, ComputeError::InvalidParameter { name, .. } if name == "variable"));
     let error = error.to_string();
-    assert!(error.contains("nan.nc") && error.contains("`field`"), "{error}");
+    assert!(
+        error.contains("nan.nc") && error.contains("`field`"),
+        "{error}"
+    );
     assert!(error.contains("NaN"), "{error}");
 }
 
@@ -313,13 +364,19 @@ fn missing_coordinates_are_an_error_naming_the_file() {
     let error = load_field(&path, &LoadOptions::default()).unwrap_err();
     assert!(matches!(&error, ComputeError::InvalidParameter { name, .. } if name == "file"));
     let error = error.to_string();
-    assert!(error.contains("nocoords.nc") && error.contains("no variable has latitude"), "{error}");
+    assert!(
+        error.contains("nocoords.nc") && error.contains("no variable has latitude"),
+        "{error}"
+    );
     let named = LoadOptions {
         variable: "field".to_owned(),
         ..LoadOptions::default()
     };
     let error = load_field(&path, &named).unwrap_err().to_string();
-    assert!(error.contains("nocoords.nc") && error.contains("missing coordinates"), "{error}");
+    assert!(
+        error.contains("nocoords.nc") && error.contains("missing coordinates"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -333,7 +390,9 @@ fn npy_arrays_load_in_any_float_dtype() {
     let lons = grid.longitudes_deg();
     let array = Array2::from_shape_fn((nlat, nlon), |(i, j)| truth(lats[i], lons[j]));
     let path = temp_path(&dir, "z500.npy");
-    array.write_npy(std::fs::File::create(&path).unwrap()).unwrap();
+    array
+        .write_npy(std::fs::File::create(&path).unwrap())
+        .unwrap();
     let field = load_field(&path, &LoadOptions::default()).unwrap();
     assert_eq!(field.grid, grid);
     assert_eq!(field.values, array.iter().copied().collect::<Vec<_>>());
@@ -352,30 +411,51 @@ fn npy_arrays_load_in_any_float_dtype() {
     Array2::<f64>::zeros((8, 16))
         .write_npy(std::fs::File::create(&even).unwrap())
         .unwrap();
-    let error = load_field(&even, &LoadOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("even.npy") && error.contains("state the grid"), "{error}");
+    let error = load_field(&even, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("even.npy") && error.contains("state the grid"),
+        "{error}"
+    );
     let gauss = LoadOptions {
         grid: GridChoice::GaussLegendre,
         ..LoadOptions::default()
     };
-    assert_eq!(load_field(&even, &gauss).unwrap().grid.kind, GridKind::GaussLegendre);
+    assert_eq!(
+        load_field(&even, &gauss).unwrap().grid.kind,
+        GridKind::GaussLegendre
+    );
 
     // NaN: the error names the file and the array.
     let mut bad = array.clone();
     bad[[4, 7]] = f64::NAN;
     let nan = temp_path(&dir, "bad.npy");
     bad.write_npy(std::fs::File::create(&nan).unwrap()).unwrap();
-    let error = load_field(&nan, &LoadOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("bad.npy") && error.contains("`bad`") && error.contains("NaN"), "{error}");
-    assert!(error.contains("latitude 0.000°, longitude 157.500°"), "{error}");
+    let error = load_field(&nan, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("bad.npy") && error.contains("`bad`") && error.contains("NaN"),
+        "{error}"
+    );
+    assert!(
+        error.contains("latitude 0.000°, longitude 157.500°"),
+        "{error}"
+    );
 
     // 3-D arrays are refused.
     let cube = temp_path(&dir, "cube.npy");
     ndarray::Array3::<f64>::zeros((2, 9, 16))
         .write_npy(std::fs::File::create(&cube).unwrap())
         .unwrap();
-    let error = load_field(&cube, &LoadOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("cube.npy") && error.contains("3 dimension"), "{error}");
+    let error = load_field(&cube, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("cube.npy") && error.contains("3 dimension"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -410,5 +490,8 @@ fn the_bundled_reanalysis_sample_loads() {
     )
     .unwrap_err()
     .to_string();
-    assert!(error.contains("uwnd_mean.nc") && error.contains("`uwnd`"), "{error}");
+    assert!(
+        error.contains("uwnd_mean.nc") && error.contains("`uwnd`"),
+        "{error}"
+    );
 }

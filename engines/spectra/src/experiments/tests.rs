@@ -23,8 +23,16 @@ fn mse_gains_converge_to_rho_and_amse_gains_to_one() {
         assert!((result.optimal_gain_amse[k] - 1.0).abs() < 1e-12, "k = {k}");
         assert!((result.coherence[k] - rho).abs() < 1e-12, "k = {k}");
         // 120 steps of (1 − 0.1) contraction from 0.5: within 0.5·0.9¹²⁰ ≈ 1.6e-6.
-        assert!((result.gain_mse[k] - rho).abs() < 1e-5, "MSE gain at k = {k}: {}", result.gain_mse[k]);
-        assert!((result.gain_amse[k] - 1.0).abs() < 1e-5, "AMSE gain at k = {k}: {}", result.gain_amse[k]);
+        assert!(
+            (result.gain_mse[k] - rho).abs() < 1e-5,
+            "MSE gain at k = {k}: {}",
+            result.gain_mse[k]
+        );
+        assert!(
+            (result.gain_amse[k] - 1.0).abs() < 1e-5,
+            "AMSE gain at k = {k}: {}",
+            result.gain_amse[k]
+        );
         // The fitted forecasts' amplitude ratios are the gains.
         assert!((result.ratio_mse_fit[k] - result.gain_mse[k]).abs() < 1e-12);
     }
@@ -42,7 +50,10 @@ fn mse_gains_converge_to_rho_and_amse_gains_to_one() {
     let json = serde_json::to_string(&result).unwrap();
     // Finite everywhere (no JSON nulls), and it reads back.
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert!(!crate::experiments::tests::has_stray_null(&value, ""), "non-finite numbers in the result");
+    assert!(
+        !crate::experiments::tests::has_stray_null(&value, ""),
+        "non-finite numbers in the result"
+    );
     let back: AnalyticResult = serde_json::from_str(&json).unwrap();
     assert_eq!(back.k, result.k);
     let again = run_analytic(&params, 7, &Progress::new(), &CancelToken::new()).unwrap();
@@ -60,7 +71,11 @@ fn amse_gains_come_down_to_one_from_above() {
     };
     let result = run_analytic(&params, 8, &Progress::new(), &CancelToken::new()).unwrap();
     for k in 1..=params.lmax {
-        assert!((result.gain_amse[k] - 1.0).abs() < 1e-3, "k = {k}: {}", result.gain_amse[k]);
+        assert!(
+            (result.gain_amse[k] - 1.0).abs() < 1e-3,
+            "k = {k}: {}",
+            result.gain_amse[k]
+        );
     }
 }
 
@@ -68,7 +83,9 @@ fn amse_gains_come_down_to_one_from_above() {
 fn gain_gradients_match_finite_differences_of_the_crate_losses() {
     let params = AnalyticParams {
         spectrum: SpectrumSpec {
-            shape: SpectrumShape::PowerLaw { exponent: 5.0 / 3.0 },
+            shape: SpectrumShape::PowerLaw {
+                exponent: 5.0 / 3.0,
+            },
             variance: 2.0,
         },
         ..small()
@@ -82,23 +99,47 @@ fn gain_gradients_match_finite_differences_of_the_crate_losses() {
             let mut gains = vec![g; params.lmax + 1];
             gains[k] = gain;
             let fitted = apply_gains(forecast, &gains).unwrap();
-            if adjusted { amse(&fitted, truth) } else { mse(&fitted, truth) }
+            if adjusted {
+                amse(&fitted, truth)
+            } else {
+                mse(&fitted, truth)
+            }
         };
         let h = 1e-6;
         let numeric_mse = (loss_at(g + h, false) - loss_at(g - h, false)) / (2.0 * h);
         let numeric_amse = (loss_at(g + h, true) - loss_at(g - h, true)) / (2.0 * h);
         let analytic_mse = mse_gain_gradient(g, pb[k], x[k]);
         let analytic_amse = amse_gain_gradient(g, pa[k], pb[k], x[k]);
-        assert!((numeric_mse - analytic_mse).abs() < 1e-6 * (1.0 + analytic_mse.abs()), "g {g}: MSE {numeric_mse} vs {analytic_mse}");
-        assert!((numeric_amse - analytic_amse).abs() < 1e-6 * (1.0 + analytic_amse.abs()), "g {g}: AMSE {numeric_amse} vs {analytic_amse}");
+        assert!(
+            (numeric_mse - analytic_mse).abs() < 1e-6 * (1.0 + analytic_mse.abs()),
+            "g {g}: MSE {numeric_mse} vs {analytic_mse}"
+        );
+        assert!(
+            (numeric_amse - analytic_amse).abs() < 1e-6 * (1.0 + analytic_amse.abs()),
+            "g {g}: AMSE {numeric_amse} vs {analytic_amse}"
+        );
     }
 }
 
 #[test]
 fn bad_settings_are_rejected_by_name() {
-    let error = GainFit::new(&AnalyticParams { k_c: -1.0, ..small() }, 0).unwrap_err();
+    let error = GainFit::new(
+        &AnalyticParams {
+            k_c: -1.0,
+            ..small()
+        },
+        0,
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("k_c"));
-    let error = GainFit::new(&AnalyticParams { learning_rate: 2.0, ..small() }, 0).unwrap_err();
+    let error = GainFit::new(
+        &AnalyticParams {
+            learning_rate: 2.0,
+            ..small()
+        },
+        0,
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("learning_rate"));
     let cancel = CancelToken::new();
     cancel.cancel();
@@ -110,7 +151,14 @@ fn bad_settings_are_rejected_by_name() {
 
 /// Whether a JSON value has nulls anywhere but under keys that hold `Option`s.
 pub(crate) fn has_stray_null(value: &serde_json::Value, key: &str) -> bool {
-    const OPTIONAL: [&str; 6] = ["dissipation_k", "noise_k", "dissipation_km", "noise_km", "snapshot", "maps"];
+    const OPTIONAL: [&str; 6] = [
+        "dissipation_k",
+        "noise_k",
+        "dissipation_km",
+        "noise_km",
+        "snapshot",
+        "maps",
+    ];
     match value {
         serde_json::Value::Null => !OPTIONAL.contains(&key),
         serde_json::Value::Array(items) => items.iter().any(|v| has_stray_null(v, key)),

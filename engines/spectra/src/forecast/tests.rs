@@ -1,11 +1,14 @@
 use super::*;
+use spectral::tensor_f32;
 
 use benchtop_compute::rng::seeded;
 
 use crate::grid::{Grid, GridKind};
 use crate::loss::{amse, mse};
 use crate::sht::Sht;
-use crate::synthetic::{SpectrumSpec, decorrelated_forecast, exponential_decorrelation, random_coeffs};
+use crate::synthetic::{
+    SpectrumSpec, decorrelated_forecast, exponential_decorrelation, random_coeffs,
+};
 
 #[test]
 fn candle_losses_equal_the_f64_losses() {
@@ -36,8 +39,18 @@ fn candle_losses_equal_the_f64_losses() {
     let got_mse = values_f64(&map.mse(&x, &y).unwrap()).unwrap();
     let got_amse = values_f64(&map.amse(&x, &y).unwrap()).unwrap();
     for i in 0..3 {
-        assert!((got_mse[i] / want_mse[i] - 1.0).abs() < 1e-4, "MSE {} vs {}", got_mse[i], want_mse[i]);
-        assert!((got_amse[i] / want_amse[i] - 1.0).abs() < 1e-4, "AMSE {} vs {}", got_amse[i], want_amse[i]);
+        assert!(
+            (got_mse[i] / want_mse[i] - 1.0).abs() < 1e-4,
+            "MSE {} vs {}",
+            got_mse[i],
+            want_mse[i]
+        );
+        assert!(
+            (got_amse[i] / want_amse[i] - 1.0).abs() < 1e-4,
+            "AMSE {} vs {}",
+            got_amse[i],
+            want_amse[i]
+        );
         assert!(want_amse[i] > want_mse[i]);
     }
 }
@@ -48,13 +61,22 @@ fn padding_wraps_longitudes_and_crosses_the_poles() {
     let x = Tensor::from_vec(values, (1, 1, 4, 6), &Device::Cpu).unwrap();
     let padded = net::pad_sphere(&x).unwrap();
     assert_eq!(padded.dims(), &[1, 1, 6, 8]);
-    let rows = padded.squeeze(0).unwrap().squeeze(0).unwrap().to_vec2::<f32>().unwrap();
+    let rows = padded
+        .squeeze(0)
+        .unwrap()
+        .squeeze(0)
+        .unwrap()
+        .to_vec2::<f32>()
+        .unwrap();
     // Interior row 1 (stored row 0): wrapped ends.
     assert_eq!(rows[1], vec![5.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 0.0]);
     // Above the north pole: stored row 0 turned by 180°.
     assert_eq!(rows[0], vec![2.0, 3.0, 4.0, 5.0, 0.0, 1.0, 2.0, 3.0]);
     // Below the south pole: stored row 3 (18..24) turned by 180°.
-    assert_eq!(rows[5], vec![20.0, 21.0, 22.0, 23.0, 18.0, 19.0, 20.0, 21.0]);
+    assert_eq!(
+        rows[5],
+        vec![20.0, 21.0, 22.0, 23.0, 18.0, 19.0, 20.0, 21.0]
+    );
 }
 
 fn tiny() -> ForecastParams {
@@ -88,12 +110,18 @@ fn same_seed_same_bits_and_a_stepper_with_snapshots() {
     let json = serde_json::to_string(&a).unwrap();
     // Finite everywhere (no JSON nulls), and it reads back.
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert!(!crate::experiments::tests::has_stray_null(&value, ""), "non-finite numbers in the result");
+    assert!(
+        !crate::experiments::tests::has_stray_null(&value, ""),
+        "non-finite numbers in the result"
+    );
     let back: ForecastResult = serde_json::from_str(&json).unwrap();
     assert_eq!(back.k, a.k);
     assert_eq!(a.history.len(), 3);
     assert!(a.history[1].snapshot.is_some() && a.history[0].snapshot.is_none());
-    assert!(a.history[2].snapshot.is_some(), "the last step has a snapshot");
+    assert!(
+        a.history[2].snapshot.is_some(),
+        "the last step has a snapshot"
+    );
     assert_eq!(a.leads.len(), 2);
     assert_eq!(a.leads[1].lead_h, 18.0);
     assert_eq!(a.k.len(), 16);
@@ -128,10 +156,15 @@ fn default_experiment() {
     let t = std::time::Instant::now();
     while !trainer.is_finished() {
         let s = trainer.step().unwrap();
-        if s.step % 50 == 0 || s.step == 1 {
+        if s.step.is_multiple_of(50) || s.step == 1 {
             eprintln!(
                 "step {} lr {:.2e}: MSE net mse {:.4} amse {:.4} | AMSE net mse {:.4} amse {:.4} ({:.1} s)",
-                s.step, s.learning_rate, s.mse_net_mse, s.mse_net_amse, s.amse_net_mse, s.amse_net_amse,
+                s.step,
+                s.learning_rate,
+                s.mse_net_mse,
+                s.mse_net_amse,
+                s.amse_net_mse,
+                s.amse_net_amse,
                 t.elapsed().as_secs_f64()
             );
         }
@@ -139,15 +172,30 @@ fn default_experiment() {
     eprintln!("training: {:.1} s", t.elapsed().as_secs_f64());
     let t = std::time::Instant::now();
     let result = trainer.evaluate(&CancelToken::new()).unwrap();
-    eprintln!("evaluation: {:.1} s ({} cases)", t.elapsed().as_secs_f64(), result.test_cases);
+    eprintln!(
+        "evaluation: {:.1} s ({} cases)",
+        t.elapsed().as_secs_f64(),
+        result.test_cases
+    );
     for lead in &result.leads {
         eprintln!(
             "lead {:>3} h: rmse MSE {:.3} AMSE {:.3} pers {:.3} | dissipation k MSE {:?} AMSE {:?} | noise k MSE {:?} AMSE {:?}",
-            lead.lead_h, lead.mse.rmse, lead.amse.rmse, lead.persistence.rmse,
-            lead.mse.resolution.dissipation_k, lead.amse.resolution.dissipation_k,
-            lead.mse.resolution.noise_k, lead.amse.resolution.noise_k
+            lead.lead_h,
+            lead.mse.rmse,
+            lead.amse.rmse,
+            lead.persistence.rmse,
+            lead.mse.resolution.dissipation_k,
+            lead.amse.resolution.dissipation_k,
+            lead.mse.resolution.noise_k,
+            lead.amse.resolution.noise_k
         );
-        let show = |v: &[f64]| v.iter().step_by(3).map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" ");
+        let show = |v: &[f64]| {
+            v.iter()
+                .step_by(3)
+                .map(|x| format!("{x:.2}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         eprintln!("   R_k MSE : {}", show(&lead.mse.ratio));
         eprintln!("   R_k AMSE: {}", show(&lead.amse.ratio));
         eprintln!("   Coh MSE : {}", show(&lead.mse.coherence));

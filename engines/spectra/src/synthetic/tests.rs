@@ -7,9 +7,7 @@ use crate::spectrum::{coherence, psd};
 
 /// Least-squares slope of log PSD against log k over `ks`.
 fn log_slope(power: &[f64], ks: std::ops::RangeInclusive<usize>) -> f64 {
-    let points: Vec<(f64, f64)> = ks
-        .map(|k| ((k as f64).ln(), power[k].ln()))
-        .collect();
+    let points: Vec<(f64, f64)> = ks.map(|k| ((k as f64).ln(), power[k].ln())).collect();
     let n = points.len() as f64;
     let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
     let my = points.iter().map(|p| p.1).sum::<f64>() / n;
@@ -57,7 +55,10 @@ fn prescribed_spectra_are_recovered_through_the_grid() {
             assert!(z.abs() < 4.0, "band {band:?}: {got} vs {want} (z = {z:.2})");
         }
         let slope = log_slope(&mean, 8..=lmax);
-        assert!((slope + exponent).abs() < 0.05, "slope {slope} for k^-{exponent}");
+        assert!(
+            (slope + exponent).abs() < 0.05,
+            "slope {slope} for k^-{exponent}"
+        );
         assert!(mean[0] < 1e-20, "no mean was asked for");
     }
 }
@@ -93,8 +94,18 @@ fn the_analytic_forecast_keeps_amplitude_and_has_coherence_rho() {
     let coh = coherence(&forecast, &truth);
     assert_eq!(forecast.get(0, 0), truth.get(0, 0));
     for k in 1..=lmax {
-        assert!((pf[k] / pt[k] - 1.0).abs() < 1e-12, "k = {k}: power {} vs {}", pf[k], pt[k]);
-        assert!((coh[k] - rho[k]).abs() < 1e-12, "k = {k}: coherence {} vs ρ {}", coh[k], rho[k]);
+        assert!(
+            (pf[k] / pt[k] - 1.0).abs() < 1e-12,
+            "k = {k}: power {} vs {}",
+            pf[k],
+            pt[k]
+        );
+        assert!(
+            (coh[k] - rho[k]).abs() < 1e-12,
+            "k = {k}: coherence {} vs ρ {}",
+            coh[k],
+            rho[k]
+        );
     }
     // ρ = 1 everywhere reproduces the truth.
     let same = decorrelated_forecast(&truth, &vec![1.0; lmax + 1], &mut seeded(3)).unwrap();
@@ -125,7 +136,13 @@ fn spectrum_specs_validate_and_normalise() {
         variance: -1.0,
         ..SpectrumSpec::default()
     };
-    assert!(negative.psd(4).unwrap_err().to_string().contains("variance"));
+    assert!(
+        negative
+            .psd(4)
+            .unwrap_err()
+            .to_string()
+            .contains("variance")
+    );
     let json = serde_json::to_string(&SpectrumSpec::default()).unwrap();
     let back: SpectrumSpec = serde_json::from_str(&json).unwrap();
     assert_eq!(back, SpectrumSpec::default());
