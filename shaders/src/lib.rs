@@ -9,10 +9,15 @@ pub const ISING_CHECKERBOARD: &str = include_str!("../ising_checkerboard.wgsl");
 /// Draws a packed Ising lattice from its GPU buffer (render, entries `vs_main` / `fs_main`).
 pub const ISING_VIEW: &str = include_str!("../ising_view.wgsl");
 
+/// Batched f32 matrix product used by every stage of the GPU spherical harmonic transform
+/// (compute, entry `gemm`; benchtop-spectra `gpu.rs`).
+pub const SHT_GEMM: &str = include_str!("../sht_gemm.wgsl");
+
 /// Every shader with its file name, for validation and diagnostics.
 pub const ALL: &[(&str, &str)] = &[
     ("ising_checkerboard.wgsl", ISING_CHECKERBOARD),
     ("ising_view.wgsl", ISING_VIEW),
+    ("sht_gemm.wgsl", SHT_GEMM),
 ];
 
 #[cfg(test)]

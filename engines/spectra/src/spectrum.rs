@@ -1,0 +1,176 @@
+//! Spectra per total wavenumber k: power, cross-power, coherence and amplitude ratio.
+//!
+//! With the 4π-normalised coefficients of [`crate::sht`]:
+//! - `PSD_k(x) = |a_k0|² + 2 Σ_{m≥1} |a_km|²`, so `Σ_k PSD_k` is the area-weighted mean of x²
+//!   and `PSD_0` is the squared area mean;
+//! - `X_k(x, y) = Re(a_k0 b_k0*) + 2 Σ_{m≥1} Re(a_km b_km*)` (the cross-spectrum);
+//! - `Coh_k = X_k / √(PSD_k(x)·PSD_k(y))`, clipped at 1 (0 where either power is 0);
+//! - `R_k = √(PSD_k(forecast)/PSD_k(truth))` (the amplitude ratio).
+//!
+//! Functions taking two coefficient sets use the smaller of their two lmax.
+
+use crate::sht::Coeffs;
+
+/// Power per total wavenumber k = 0..=lmax.
+pub fn psd(a: &Coeffs) -> Vec<f64> {
+    let mut out = vec![0.0; a.lmax() + 1];
+    for m in 0..=a.lmax() {
+        let factor = if m == 0 { 1.0 } else { 2.0 };
+        for (k, c) in a.column(m).iter().enumerate() {
+            out[m + k] += factor * c.norm_sqr();
+        }
+    }
+    out
+}
+
+/// Cross-spectrum `X_k(a, b)` for k = 0..=min(lmax).
+pub fn cross_spectrum(a: &Coeffs, b: &Coeffs) -> Vec<f64> {
+    joint_spectra(a, b).2
+}
+
+/// `PSD_k(a)`, `PSD_k(b)` and `X_k(a, b)` together, for k = 0..=min(lmax).
+pub fn joint_spectra(a: &Coeffs, b: &Coeffs) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let lmax = a.lmax().min(b.lmax());
+    let mut pa = vec![0.0; lmax + 1];
+    let mut pb = vec![0.0; lmax + 1];
+    let mut x = vec![0.0; lmax + 1];
+    for m in 0..=lmax {
+        let factor = if m == 0 { 1.0 } else { 2.0 };
+        let columns = a.column(m).iter().zip(b.column(m));
+        for (k, (u, v)) in columns.take(lmax + 1 - m).enumerate() {
+            pa[m + k] += factor * u.norm_sqr();
+            pb[m + k] += factor * v.norm_sqr();
+            x[m + k] += factor * (u.re * v.re + u.im * v.im);
+        }
+    }
+    (pa, pb, x)
+}
+
+/// Coherence from powers and cross-power: `X/√(Pa·Pb)` clipped at 1, 0 when `Pa·Pb = 0`.
+pub fn coherence_from(pa: f64, pb: f64, cross: f64) -> f64 {
+    let denominator = (pa * pb).sqrt();
+    if denominator > 0.0 {
+        (cross / denominator).min(1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Coherence `Coh_k(a, b)` for k = 0..=min(lmax) (see the module docs).
+pub fn coherence(a: &Coeffs, b: &Coeffs) -> Vec<f64> {
+    let (pa, pb, x) = joint_spectra(a, b);
+    (0..pa.len())
+        .map(|k| coherence_from(pa[k], pb[k], x[k]))
+        .collect()
+}
+
+/// Amplitude ratio `R_k = √(PSD_k(forecast)/PSD_k(truth))`; NaN where the truth has no power.
+pub fn amplitude_ratio(forecast: &Coeffs, truth: &Coeffs) -> Vec<f64> {
+    let (pf, pt, _) = joint_spectra(forecast, truth);
+    pf.iter()
+        .zip(&pt)
+        .map(|(f, t)| if *t > 0.0 { (f / t).sqrt() } else { f64::NAN })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Grid, GridKind};
+    use crate::sht::Sht;
+    use num_complex::Complex64;
+    use rand_distr::{Distribution, StandardNormal};
+
+    /// Gaussian coefficients with E[PSD_k] = power(k): each a_km ~ N(0, power(k)/(2k+1)).
+    fn gaussian_field(lmax: usize, seed: u64, power: impl Fn(usize) -> f64) -> Coeffs {
+        let mut rng = benchtop_compute::rng::seeded(seed);
+        let mut c = Coeffs::zeros(lmax);
+        for m in 0..=lmax {
+            for l in m..=lmax {
+                let sd = (power(l) / (2 * l + 1) as f64).sqrt();
+                let (re, im): (f64, f64) = (
+                    StandardNormal.sample(&mut rng),
+                    StandardNormal.sample(&mut rng),
+                );
+                let v = if m == 0 {
+                    Complex64::new(re * sd, 0.0)
+                } else {
+                    Complex64::new(re, im) * (sd * std::f64::consts::FRAC_1_SQRT_2)
+                };
+                c.set(l, m, v);
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn white_noise_has_psd_proportional_to_2k_plus_1() {
+        // Equal variance for every (l, m): E[PSD_k] = 2k + 1. Through the grid and back.
+        let grid = Grid::new(GridKind::Equiangular, 181, 360).unwrap();
+        let sht = Sht::new(&grid, 179).unwrap();
+        let c = gaussian_field(179, 3, |k| (2 * k + 1) as f64);
+        let back = sht.forward(&sht.inverse(&c).unwrap()).unwrap();
+        let p = psd(&back);
+        // Bands of 20 degrees: relative spread ~ 1/√(Σ(2k+1)) ≈ 2–5 %.
+        for band in (20..180).step_by(20) {
+            let got: f64 = p[band..band + 20].iter().sum();
+            let expected: f64 = (band..band + 20).map(|k| (2 * k + 1) as f64).sum();
+            assert!(
+                (got / expected - 1.0).abs() < 0.12,
+                "band {band}: {}",
+                got / expected
+            );
+        }
+        // A straight-line fit of PSD_k/(2k+1) has no trend.
+        let ratio: Vec<f64> = (1..180).map(|k| p[k] / (2 * k + 1) as f64).collect();
+        let n = ratio.len() as f64;
+        let mean_k = (1..180).sum::<usize>() as f64 / n;
+        let mean_r = ratio.iter().sum::<f64>() / n;
+        let slope = (1..180)
+            .zip(&ratio)
+            .map(|(k, r)| (k as f64 - mean_k) * (r - mean_r))
+            .sum::<f64>()
+            / (1..180).map(|k| (k as f64 - mean_k).powi(2)).sum::<f64>();
+        assert!(slope.abs() * 180.0 < 0.1, "trend {slope}");
+    }
+
+    #[test]
+    fn a_prescribed_spectrum_is_recovered_and_parseval_holds_on_the_grid() {
+        // PSD_k = k^−3: the grid round trip returns the coefficients, hence the exact spectrum.
+        let grid = Grid::new(GridKind::Equiangular, 91, 180).unwrap();
+        let sht = Sht::new(&grid, 45).unwrap();
+        let c = gaussian_field(45, 9, |k| if k == 0 { 0.3 } else { (k as f64).powi(-3) });
+        let field = sht.inverse(&c).unwrap();
+        let back = sht.forward(&field).unwrap();
+        for (a, b) in psd(&c).iter().zip(psd(&back)) {
+            assert!((a - b).abs() < 1e-12 * a.max(1e-6));
+        }
+        // Parseval with the grid's quadrature weights (exact here: 2·lmax ≤ nlat − 1).
+        let squared: Vec<f64> = field.iter().map(|v| v * v).collect();
+        let total: f64 = psd(&c).iter().sum();
+        assert!((grid.mean(&squared).unwrap() - total).abs() < 1e-12 * total);
+        // k = 0 is the squared area mean.
+        assert!((psd(&c)[0] - grid.mean(&field).unwrap().powi(2)).abs() < 1e-14);
+    }
+
+    #[test]
+    fn spectra_of_simple_coefficients() {
+        let mut a = Coeffs::zeros(3);
+        a.set(0, 0, Complex64::new(2.0, 0.0));
+        a.set(2, 1, Complex64::new(1.0, 1.0));
+        a.set(2, 0, Complex64::new(-1.0, 0.0));
+        assert_eq!(psd(&a), vec![4.0, 0.0, 1.0 + 2.0 * 2.0, 0.0]);
+        let mut b = a.clone();
+        b.set(2, 1, Complex64::new(1.0, -1.0));
+        // k = 2: Re parts: (−1)(−1) + 2·(1·1 + 1·(−1)) = 1.
+        assert_eq!(cross_spectrum(&a, &b), vec![4.0, 0.0, 1.0, 0.0]);
+        let coh = coherence(&a, &b);
+        assert_eq!(coh[0], 1.0);
+        assert_eq!(coh[1], 0.0);
+        assert!((coh[2] - 0.2).abs() < 1e-15);
+        let ratio = amplitude_ratio(&b.map_by_degree(|_, c| c * 0.5), &a);
+        assert!((ratio[2] - 0.5).abs() < 1e-15 && ratio[1].is_nan());
+        // Coherence of a field with itself is exactly 1.
+        assert!(coherence(&a, &a).iter().all(|c| *c == 1.0 || *c == 0.0));
+    }
+}
