@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use benchtop::cli::{Cli, CliCommand, bench, doctor, run};
+use benchtop::cli::{Cli, CliCommand, bench, doctor, run, spectra};
 use clap::Parser as _;
 
 fn main() -> ExitCode {
@@ -25,6 +25,23 @@ fn main() -> ExitCode {
             save,
         }) => run::run(&file, &out, &format, dpi, save).map(|_| ()),
         Some(CliCommand::Bench { engine, options }) => bench::bench(&engine, &options),
+        Some(CliCommand::Spectra {
+            file,
+            variable,
+            time,
+            level,
+            grid,
+            lmax,
+            csv,
+        }) => spectra::parse_grid(&grid).and_then(|grid| {
+            let options = benchtop_spectra::data::LoadOptions {
+                variable: variable.unwrap_or_default(),
+                time_index: time,
+                level_index: level,
+                grid,
+            };
+            spectra::spectra(&file, &options, lmax, &csv)
+        }),
         Some(CliCommand::Doctor { json }) => doctor::doctor(json),
     };
     match result {

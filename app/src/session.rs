@@ -77,7 +77,7 @@ impl Session {
         let sidecar = path.map(|p| Sidecar::new(sidecar_dir(p)));
         let mut panels = BTreeMap::new();
         for entry in doc.panels {
-            let panel = panels::restore(entry.state, sidecar.as_ref()).map_err(|error| {
+            let mut panel = panels::restore(entry.state, sidecar.as_ref()).map_err(|error| {
                 ProjectError::Invalid {
                     path: shown.clone(),
                     panel: format!("#{}", entry.id.0),
@@ -85,6 +85,7 @@ impl Session {
                     message: format!("{error:#}"),
                 }
             })?;
+            panel.set_project_dir(path.and_then(Path::parent));
             if let Some(issue) = panel.validate().into_iter().next() {
                 return Err(ProjectError::Invalid {
                     path: shown,

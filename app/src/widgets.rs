@@ -19,3 +19,26 @@ pub fn labelled_inline(
     let name = ui.label(label);
     ui.add(widget).labelled_by(name.id)
 }
+
+/// A warning line with a "Dismiss" button; dismissing clears `warning`.
+pub fn dismissible_warning(ui: &mut egui::Ui, warning: &mut Option<String>) {
+    let Some(text) = warning.as_deref() else {
+        return;
+    };
+    let mut dismiss = false;
+    ui.horizontal(|ui| {
+        ui.colored_label(ui.visuals().warn_fg_color, text);
+        dismiss = ui.small_button("Dismiss").clicked();
+    });
+    if dismiss {
+        *warning = None;
+    }
+}
+
+/// A running job's progress bar and a stop button labelled `stop`; true when it was clicked.
+pub fn job_progress(ui: &mut egui::Ui, info: &crate::jobs::JobInfo, stop: &str) -> bool {
+    #[allow(clippy::cast_possible_truncation)]
+    let fraction = info.progress.fraction() as f32;
+    ui.add(egui::ProgressBar::new(fraction).text(info.progress.message()));
+    ui.button(stop).clicked()
+}

@@ -3,6 +3,8 @@
 //! One test binary, so egui and wgpu are linked once.
 
 mod common;
+#[path = "panels/spectra.rs"]
+mod spectra;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -341,6 +343,7 @@ fn every_project_runs_headless() {
         match name.as_str() {
             "ising-kramers-wannier" => check_kramers_wannier(out.path()),
             "ising-phase-transition" => check_phase_transition(out.path()),
+            "weather-spectra-analytic" => spectra::check_analytic_sweep(out.path()),
             _ => {}
         }
     }

@@ -50,6 +50,64 @@ pub struct IsingBench {
     pub algorithm: String,
 }
 
+/// Options of `benchtop bench sht`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench sht",
+    about = "Spherical harmonic transform timings and round-trip error"
+)]
+pub struct ShtBench {
+    /// Latitude rings.
+    #[arg(long, default_value_t = 181)]
+    pub nlat: usize,
+    /// Longitudes per ring.
+    #[arg(long, default_value_t = 360)]
+    pub nlon: usize,
+    /// Largest degree.
+    #[arg(long, default_value_t = 179)]
+    pub lmax: usize,
+    /// Fields transformed per call.
+    #[arg(long, default_value_t = 1)]
+    pub batch: usize,
+    /// equiangular (both poles included) or gauss.
+    #[arg(long, default_value = "equiangular")]
+    pub grid: String,
+    /// cpu or wgpu.
+    #[arg(long, default_value = "cpu")]
+    pub backend: String,
+    /// Timed repetitions after one warm-up (the median is reported).
+    #[arg(long, default_value_t = 7)]
+    pub repeats: usize,
+    /// Seed of the random coefficients.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The SHT benchmark: `forward_ms`, `inverse_ms`, `roundtrip_max_abs_err` and the setup.
+pub fn sht(options: &ShtBench) -> anyhow::Result<serde_json::Value> {
+    let grid = match options.grid.as_str() {
+        "equiangular" => benchtop_spectra::GridKind::Equiangular,
+        "gauss" | "gauss-legendre" => benchtop_spectra::GridKind::GaussLegendre,
+        other => anyhow::bail!("--grid {other}: use equiangular or gauss"),
+    };
+    let mut value =
+        benchtop_spectra::bench::bench_sht_with(&benchtop_spectra::bench::BenchParams {
+            grid,
+            nlat: options.nlat,
+            nlon: options.nlon,
+            lmax: options.lmax,
+            batch: options.batch,
+            backend: options.backend.clone(),
+            repeats: options.repeats,
+            seed: options.seed,
+        })?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("engine".into(), "sht".into());
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -57,7 +115,11 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("ising".to_owned()).chain(options.iter().cloned());
             ising(&IsingBench::try_parse_from(args)?)?
         }
-        other => anyhow::bail!("unknown engine `{other}`; available: ising"),
+        "sht" => {
+            let args = std::iter::once("sht".to_owned()).chain(options.iter().cloned());
+            sht(&ShtBench::try_parse_from(args)?)?
+        }
+        other => anyhow::bail!("unknown engine `{other}`; available: ising, sht"),
     };
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string(&value)?)?;

@@ -6,11 +6,14 @@
 //!   CSV data, provenance and `summary.json`;
 //! - `benchtop bench ENGINE [--option value …]` prints one JSON object of throughput and the
 //!   correctness observables of that run;
+//! - `benchtop spectra FILE --csv OUT` writes the power spectrum of one field of a NetCDF or NPY
+//!   file (`k,wavelength_km,psd`);
 //! - `benchtop doctor` lists the compute backends and system libraries in use.
 
 pub mod bench;
 pub mod doctor;
 pub mod run;
+pub mod spectra;
 
 use std::path::PathBuf;
 
@@ -52,11 +55,34 @@ pub enum CliCommand {
     },
     /// Benchmark an engine; prints exactly one JSON object on stdout.
     Bench {
-        /// The engine: `ising`.
+        /// The engine: `ising` or `sht`.
         engine: String,
         /// Engine options, e.g. `--size 1024 --beta 0.44 --sweeps 200 --backend cpu`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         options: Vec<String>,
+    },
+    /// Power spectrum of one field of a NetCDF or NPY file, as CSV (`k,wavelength_km,psd`).
+    Spectra {
+        /// The NetCDF (`.nc`) or NumPy (`.npy`, latitude × longitude, north pole first) file.
+        file: PathBuf,
+        /// NetCDF variable (default: the only variable with latitude and longitude).
+        #[arg(long = "var")]
+        variable: Option<String>,
+        /// Index along the time dimension.
+        #[arg(long, default_value_t = 0)]
+        time: usize,
+        /// Index along the vertical-level dimension.
+        #[arg(long, default_value_t = 0)]
+        level: usize,
+        /// The grid: equiangular (both poles included), gauss, or auto (detected).
+        #[arg(long, default_value = "auto")]
+        grid: String,
+        /// Largest total wavenumber (default: the most the grid resolves).
+        #[arg(long)]
+        lmax: Option<usize>,
+        /// Where to write the CSV.
+        #[arg(long)]
+        csv: PathBuf,
     },
     /// List the compute backends found and the system libraries in use.
     Doctor {

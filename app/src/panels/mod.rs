@@ -8,11 +8,12 @@
 //! Adding a panel: write `panels/<field>/<method>/`, add its variant to [`PanelState`] and its
 //! entry to [`catalog`], and one arm to [`restore`].
 
+pub mod climate;
 pub mod statistical_physics;
 
 use std::path::Path;
 
-use benchtop_compute::{CancelToken, Progress};
+use benchtop_compute::{CancelToken, ComputeError, Progress};
 use serde::{Deserialize, Serialize};
 
 use crate::figure::Figure;
@@ -90,11 +91,13 @@ pub struct PanelKind {
 pub enum PanelState {
     /// The Ising duality explorer.
     Ising(statistical_physics::ising::IsingState),
+    /// Weather spectra and the AMSE loss.
+    Spectra(climate::spectra::SpectraState),
 }
 
 /// Every panel kind, in catalog order.
 pub fn catalog() -> &'static [PanelKind] {
-    &[statistical_physics::ising::KIND]
+    &[statistical_physics::ising::KIND, climate::spectra::KIND]
 }
 
 /// The kind with identifier `id`.
@@ -108,6 +111,9 @@ pub fn restore(state: PanelState, sidecar: Option<&Sidecar>) -> anyhow::Result<B
         PanelState::Ising(state) => Ok(Box::new(statistical_physics::ising::IsingPanel::restore(
             state, sidecar,
         )?)),
+        PanelState::Spectra(state) => Ok(Box::new(climate::spectra::SpectraPanel::restore(
+            state, sidecar,
+        )?)),
     }
 }
 
@@ -118,6 +124,31 @@ pub struct ParamIssue {
     pub key: String,
     /// What is wrong and what is accepted.
     pub message: String,
+}
+
+impl ParamIssue {
+    /// The issue of a failed validation, its key prefixed with `prefix` (e.g. `params.mc`).
+    pub fn from_result(prefix: &str, result: Result<(), ComputeError>) -> Option<Self> {
+        let error = result.err()?;
+        let key = match &error {
+            ComputeError::InvalidParameter { name, .. } => format!("{prefix}.{name}"),
+            _ => prefix.to_owned(),
+        };
+        Some(Self {
+            key,
+            message: error.to_string(),
+        })
+    }
+}
+
+/// Converts a serialisable result into the JSON kept in a project.
+pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<serde_json::Value> {
+    Ok(serde_json::to_value(value)?)
+}
+
+/// The inverse of [`to_json`].
+pub fn from_json<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> anyhow::Result<T> {
+    Ok(serde_json::from_value(value.clone())?)
 }
 
 /// What a panel can use from the app while drawing.
@@ -174,6 +205,10 @@ impl DataTable {
 pub trait Panel {
     /// Its kind.
     fn kind(&self) -> &'static PanelKind;
+
+    /// Tells the panel the folder of its project file, against which relative data paths
+    /// resolve (called when a project is opened or saved).
+    fn set_project_dir(&mut self, _dir: Option<&Path>) {}
 
     /// The tab title.
     fn title(&self) -> String {

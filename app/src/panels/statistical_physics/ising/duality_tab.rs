@@ -10,13 +10,14 @@ use benchtop_ising::kramers_wannier_dual;
 use benchtop_ising::links::CORRELATOR_NAMES;
 use serde::{Deserialize, Serialize};
 
-use super::{IsingParams, IsingView, SavedResults, from_json, to_json};
+use super::{IsingParams, IsingView, SavedResults};
 use crate::figure::{
     Bars, Colormap, Figure, FigureViewState, Heatmap, Line, Rgba, Scale, Scatter, Subplot,
     show_figure,
 };
 use crate::jobs::{Job, JobOutcome};
 use crate::panels::{DataTable, PanelContext, PanelFigure};
+use crate::panels::{from_json, to_json};
 use crate::project::Sidecar;
 use crate::widgets::{labelled, labelled_inline};
 

@@ -14,10 +14,11 @@ use benchtop_ising::simulation::{
 use benchtop_ising::{BETA_CRITICAL, SpinConfig, Start};
 
 use super::lattice_view::{GpuLattice, LatticeView};
-use super::{IsingParams, IsingView, SavedResults, figures, from_json, to_json};
+use super::{IsingParams, IsingView, SavedResults, figures};
 use crate::figure::{FigureViewState, show_figure};
 use crate::jobs::{Job, JobOutcome};
 use crate::panels::{DataTable, PanelContext, PanelFigure};
+use crate::panels::{from_json, to_json};
 use crate::project::Sidecar;
 use crate::widgets::labelled;
 

@@ -221,16 +221,7 @@ impl Panel for IsingPanel {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
-        if let Some(warning) = &self.warning {
-            let mut dismiss = false;
-            ui.horizontal(|ui| {
-                ui.colored_label(ui.visuals().warn_fg_color, warning);
-                dismiss = ui.small_button("Dismiss").clicked();
-            });
-            if dismiss {
-                self.warning = None;
-            }
-        }
+        crate::widgets::dismissible_warning(ui, &mut self.warning);
         ui.horizontal(|ui| {
             ui.selectable_value(&mut self.view.tab, IsingTab::MonteCarlo, "Monte Carlo");
             ui.selectable_value(&mut self.view.tab, IsingTab::Duality, "Duality");
@@ -272,25 +263,14 @@ impl Panel for IsingPanel {
     }
 
     fn validate(&self) -> Vec<ParamIssue> {
-        let mut issues = Vec::new();
-        let mut push = |prefix: &str, result: Result<(), benchtop_compute::ComputeError>| {
-            if let Err(error) = result {
-                let key = match &error {
-                    benchtop_compute::ComputeError::InvalidParameter { name, .. } => {
-                        format!("{prefix}.{name}")
-                    }
-                    _ => prefix.to_owned(),
-                };
-                issues.push(ParamIssue {
-                    key,
-                    message: error.to_string(),
-                });
-            }
-        };
-        push("params.mc", self.params.mc.validate());
-        push("params.duality", self.params.duality.validate());
-        push("params.residual_grid", self.params.residual_grid.validate());
-        issues
+        [
+            ParamIssue::from_result("params.mc", self.params.mc.validate()),
+            ParamIssue::from_result("params.duality", self.params.duality.validate()),
+            ParamIssue::from_result("params.residual_grid", self.params.residual_grid.validate()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     fn figures(&self) -> Vec<PanelFigure> {
@@ -362,14 +342,4 @@ impl Panel for IsingPanel {
             None => false,
         }
     }
-}
-
-/// Converts a serialisable result into the JSON kept in the project.
-fn to_json<T: Serialize>(value: &T) -> anyhow::Result<serde_json::Value> {
-    Ok(serde_json::to_value(value)?)
-}
-
-/// The inverse of [`to_json`].
-fn from_json<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> anyhow::Result<T> {
-    Ok(serde_json::from_value(value.clone())?)
 }

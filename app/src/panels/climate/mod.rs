@@ -1,0 +1,3 @@
+//! Weather and climate panels.
+
+pub mod spectra;

@@ -1,0 +1,340 @@
+//! What the spectra panel offers to sweeps: parameters, outputs, the evaluator and the exact
+//! curves of the analytic experiment.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_spectra::EffectiveResolution;
+use benchtop_spectra::experiments::{AnalyticParams, run_analytic};
+use benchtop_spectra::forecast::{self, ForecastParams};
+use benchtop_spectra::synthetic::SpectrumShape;
+use benchtop_spectra::wavelength_km;
+
+use super::SpectraParams;
+use crate::sweep::{ReferenceCurve, SweepEvaluator, SweepOutput, SweepParam, SweepSupport};
+
+fn param(key: &str, label: &str, current: f64, min: f64, max: f64, integer: bool) -> SweepParam {
+    SweepParam {
+        key: key.into(),
+        label: label.into(),
+        current,
+        min,
+        max,
+        integer,
+    }
+}
+
+fn output(key: &str, label: &str) -> SweepOutput {
+    SweepOutput {
+        key: key.into(),
+        label: label.into(),
+    }
+}
+
+/// The spectral slope of a power-law spectrum (NaN for a table).
+fn slope(params: &AnalyticParams) -> f64 {
+    match params.spectrum.shape {
+        SpectrumShape::PowerLaw { exponent }
+        | SpectrumShape::PowerLawWithCutoff { exponent, .. } => exponent,
+        SpectrumShape::Table { .. } => f64::NAN,
+    }
+}
+
+/// The sweep support for the current parameters.
+pub(super) fn support(params: &SpectraParams) -> SweepSupport {
+    #[allow(clippy::cast_precision_loss)]
+    let params_list = vec![
+        param(
+            "analytic.k_c",
+            "Analytic: decorrelation scale k_c",
+            params.analytic.k_c,
+            0.01,
+            1e6,
+            false,
+        ),
+        param(
+            "analytic.lmax",
+            "Analytic: largest wavenumber",
+            params.analytic.lmax as f64,
+            2.0,
+            1023.0,
+            true,
+        ),
+        param(
+            "analytic.slope",
+            "Analytic: spectral slope",
+            slope(&params.analytic),
+            0.0,
+            10.0,
+            false,
+        ),
+        param(
+            "learned.lead_h",
+            "Learned: lead time per step (h)",
+            params.learned.lead_h,
+            0.25,
+            240.0,
+            false,
+        ),
+        param(
+            "learned.train_steps",
+            "Learned: training steps",
+            params.learned.train_steps as f64,
+            1.0,
+            1e7,
+            true,
+        ),
+        param(
+            "learned.lmax",
+            "Learned: model truncation",
+            params.learned.model.lmax as f64,
+            7.0,
+            85.0,
+            true,
+        ),
+    ];
+    let outputs = vec![
+        output(
+            "analytic.resolution_k_mse",
+            "Effective resolution k, MSE-optimal",
+        ),
+        output(
+            "analytic.resolution_k_amse",
+            "Effective resolution k, AMSE-optimal",
+        ),
+        output(
+            "analytic.resolution_km_mse",
+            "Effective resolution (km), MSE-optimal",
+        ),
+        output(
+            "analytic.resolution_km_amse",
+            "Effective resolution (km), AMSE-optimal",
+        ),
+        output("analytic.mean_gain_mse", "Mean gain g_k, MSE fit"),
+        output("analytic.mean_gain_amse", "Mean gain g_k, AMSE fit"),
+        output("analytic.mse_of_mse_fit", "MSE of the MSE-optimal forecast"),
+        output(
+            "analytic.mse_of_amse_fit",
+            "MSE of the AMSE-optimal forecast",
+        ),
+        output(
+            "learned.resolution_km_mse",
+            "Effective resolution (km), MSE-trained, longest lead",
+        ),
+        output(
+            "learned.resolution_km_amse",
+            "Effective resolution (km), AMSE-trained, longest lead",
+        ),
+        output("learned.rmse_mse", "RMSE, MSE-trained, longest lead"),
+        output("learned.rmse_amse", "RMSE, AMSE-trained, longest lead"),
+    ];
+    let mut base = params.clone();
+    base.analytic_seed = 0;
+    base.learned_seed = 0;
+    let fingerprint = format!("{:?}", (&base.analytic, &base.learned));
+    let lmax = params.analytic.lmax;
+    SweepSupport {
+        params: params_list,
+        outputs,
+        evaluator: Arc::new(SpectraEvaluator {
+            analytic: params.analytic.clone(),
+            learned: params.learned.clone(),
+        }),
+        fingerprint,
+        references: Arc::new(move |param, output, low, high| {
+            reference(param, output, low, high, lmax)
+        }),
+    }
+}
+
+/// First k ≥ 1 with ρ_k² = exp(−2k/k_c) ≤ 0.75, i.e. k ≥ k_c·ln(4/3)/2, capped at `lmax`.
+fn exact_resolution_k(k_c: f64, lmax: usize) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    (k_c * (4.0_f64 / 3.0).ln() / 2.0)
+        .ceil()
+        .max(1.0)
+        .min(lmax as f64)
+}
+
+/// Mean of ρ_k = exp(−k/k_c) over k = 1..=lmax.
+fn mean_rho(k_c: f64, lmax: usize) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let n = lmax.max(1) as f64;
+    (1..=lmax)
+        .map(|k| {
+            #[allow(clippy::cast_precision_loss)]
+            let k = k as f64;
+            (-k / k_c).exp()
+        })
+        .sum::<f64>()
+        / n
+}
+
+/// Exact curves of the analytic experiment against k_c: the MSE optimum is g_k = ρ_k, the AMSE
+/// optimum g_k = 1.
+fn reference(
+    param: &str,
+    output: &str,
+    low: f64,
+    high: f64,
+    lmax: usize,
+) -> Option<ReferenceCurve> {
+    if param != "analytic.k_c" {
+        return None;
+    }
+    let f: Box<dyn Fn(f64) -> f64> = match output {
+        "analytic.mean_gain_mse" => Box::new(move |k_c| mean_rho(k_c, lmax)),
+        "analytic.mean_gain_amse" => Box::new(|_| 1.0),
+        "analytic.resolution_k_mse" => Box::new(move |k_c| exact_resolution_k(k_c, lmax)),
+        "analytic.resolution_km_mse" => {
+            Box::new(move |k_c| wavelength_km(exact_resolution_k(k_c, lmax)))
+        }
+        _ => return None,
+    };
+    let points = (0..=200)
+        .map(|i| low + (high - low) * f64::from(i) / 200.0)
+        .filter(|&x| x > 0.0)
+        .map(|x| (x, f(x)))
+        .filter(|(_, y)| y.is_finite())
+        .collect();
+    Some(ReferenceCurve {
+        param: param.into(),
+        output: output.into(),
+        label: "Exact optimum (g_k = ρ_k for MSE, 1 for AMSE)".into(),
+        points,
+    })
+}
+
+/// Computes the analytic and learned outputs for one sweep point.
+struct SpectraEvaluator {
+    analytic: AnalyticParams,
+    learned: ForecastParams,
+}
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn as_count(value: f64) -> usize {
+    value.round().max(0.0) as usize
+}
+
+/// The dissipation wavenumber, or the truncation when R_k² never falls to 0.75 (the forecast
+/// then keeps its amplitude at every resolved scale).
+#[allow(clippy::cast_precision_loss)]
+fn resolution_k(resolution: &EffectiveResolution, lmax: usize) -> f64 {
+    resolution.dissipation_k.unwrap_or(lmax) as f64
+}
+
+impl SpectraEvaluator {
+    fn assign(
+        &self,
+        assignment: &BTreeMap<String, f64>,
+    ) -> Result<(AnalyticParams, ForecastParams), ComputeError> {
+        let (mut analytic, mut learned) = (self.analytic.clone(), self.learned.clone());
+        for (key, &value) in assignment {
+            match key.as_str() {
+                "analytic.k_c" => analytic.k_c = value,
+                "analytic.lmax" => analytic.lmax = as_count(value),
+                "analytic.slope" => match &mut analytic.spectrum.shape {
+                    SpectrumShape::PowerLaw { exponent }
+                    | SpectrumShape::PowerLawWithCutoff { exponent, .. } => *exponent = value,
+                    SpectrumShape::Table { .. } => {
+                        return Err(ComputeError::invalid(
+                            key,
+                            "the truth's spectrum is a table, not a power law",
+                        ));
+                    }
+                },
+                "learned.lead_h" => learned.lead_h = value,
+                "learned.train_steps" => learned.train_steps = as_count(value),
+                "learned.lmax" => learned.model.lmax = as_count(value),
+                other => {
+                    return Err(ComputeError::invalid(
+                        other,
+                        "not a parameter of the weather spectra panel",
+                    ));
+                }
+            }
+        }
+        Ok((analytic, learned))
+    }
+}
+
+impl SweepEvaluator for SpectraEvaluator {
+    fn evaluate(
+        &self,
+        assignment: &BTreeMap<String, f64>,
+        outputs: &[String],
+        seed: u64,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        let (mut analytic, learned) = self.assign(assignment)?;
+        let wants = |prefix: &str| outputs.iter().any(|o| o.starts_with(prefix));
+        let (want_analytic, want_learned) = (wants("analytic."), wants("learned."));
+        let split = if want_learned && want_analytic {
+            0.05
+        } else {
+            1.0
+        };
+        let mut values = BTreeMap::new();
+        if want_analytic {
+            analytic.maps = false;
+            let r = run_analytic(&analytic, seed, &progress.slice(0.0, split), cancel)?;
+            let lmax = analytic.lmax;
+            let (k_mse, k_amse) = (
+                resolution_k(&r.resolution_mse_fit, lmax),
+                resolution_k(&r.resolution_amse_fit, lmax),
+            );
+            #[allow(clippy::cast_precision_loss)]
+            let mean = |g: &[f64]| g.iter().skip(1).sum::<f64>() / lmax.max(1) as f64;
+            for (key, value) in [
+                ("analytic.resolution_k_mse", k_mse),
+                ("analytic.resolution_k_amse", k_amse),
+                ("analytic.resolution_km_mse", wavelength_km(k_mse)),
+                ("analytic.resolution_km_amse", wavelength_km(k_amse)),
+                ("analytic.mean_gain_mse", mean(&r.gain_mse)),
+                ("analytic.mean_gain_amse", mean(&r.gain_amse)),
+                ("analytic.mse_of_mse_fit", r.mse_terms_mse_fit.total),
+                ("analytic.mse_of_amse_fit", r.mse_terms_amse_fit.total),
+            ] {
+                values.insert(key.to_owned(), value);
+            }
+        }
+        if want_learned {
+            let start = if want_analytic { split } else { 0.0 };
+            let r = forecast::run(&learned, seed, &progress.slice(start, 1.0), cancel)?;
+            let lmax = learned.model.lmax;
+            if let Some(lead) = r.leads.iter().max_by(|a, b| a.lead_h.total_cmp(&b.lead_h)) {
+                for (key, value) in [
+                    (
+                        "learned.resolution_km_mse",
+                        wavelength_km(resolution_k(&lead.mse.resolution, lmax)),
+                    ),
+                    (
+                        "learned.resolution_km_amse",
+                        wavelength_km(resolution_k(&lead.amse.resolution, lmax)),
+                    ),
+                    ("learned.rmse_mse", lead.mse.rmse),
+                    ("learned.rmse_amse", lead.amse.rmse),
+                ] {
+                    values.insert(key.to_owned(), value);
+                }
+            }
+        }
+        Ok(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_resolution_is_where_rho_squared_reaches_three_quarters() {
+        // k_c = 24: ρ_k² ≤ 0.75 from k ≥ 24·ln(4/3)/2 = 3.45, so k = 4.
+        assert!((exact_resolution_k(24.0, 127) - 4.0).abs() < 1e-12);
+        let rho = |k: f64| (-k / 24.0_f64).exp();
+        assert!(rho(4.0).powi(2) <= 0.75 && rho(3.0).powi(2) > 0.75);
+        assert!((exact_resolution_k(1e6, 127) - 127.0).abs() < 1e-12);
+    }
+}
