@@ -230,10 +230,7 @@ pub fn check_analytic_sweep(out: &Path) {
         let k_c: f64 = row["analytic.k_c"].parse().expect("k_c");
         let k_mse: f64 = row["analytic.resolution_k_mse"].parse().expect("k");
         let k_amse: f64 = row["analytic.resolution_k_amse"].parse().expect("k");
-        let exact = (k_c * (4.0_f64 / 3.0).ln() / 2.0)
-            .ceil()
-            .max(1.0)
-            .min(127.0);
+        let exact = (k_c * (4.0_f64 / 3.0).ln() / 2.0).ceil().clamp(1.0, 127.0);
         assert!(
             (k_mse - exact).abs() <= 1.0,
             "k_c = {k_c}: MSE-optimal k = {k_mse}, exact {exact}"

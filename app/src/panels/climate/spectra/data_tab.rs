@@ -358,7 +358,7 @@ impl DataTab {
             TRUTH,
         ));
         Some(
-            Figure::new(describe(field))
+            Figure::new(short_description(field))
                 .grid(1, 2)
                 .size_in(11.0, 4.2)
                 .subplot(map)
@@ -437,4 +437,20 @@ fn k_minus_three(psd: &[f64]) -> Vec<f64> {
             }
         })
         .collect()
+}
+
+/// "uwnd_mean.nc: uwnd, 73×144 equiangular grid" (the file name without its folder).
+fn short_description(field: &Field) -> String {
+    let file = Path::new(&field.source.file).file_name().map_or_else(
+        || field.source.file.clone(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let grid = match field.grid.kind {
+        benchtop_spectra::GridKind::Equiangular => "equiangular",
+        benchtop_spectra::GridKind::GaussLegendre => "Gauss–Legendre",
+    };
+    format!(
+        "{file}: {}, {}×{} {grid} grid",
+        field.source.variable, field.grid.nlat, field.grid.nlon
+    )
 }

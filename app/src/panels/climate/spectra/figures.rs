@@ -15,7 +15,7 @@ pub const AMSE: Rgba = Rgba::rgb(0x1f, 0x77, 0xb4);
 pub const OTHER: Rgba = Rgba::rgb(0x7f, 0x7f, 0x7f);
 
 /// Wavelengths marked on spectra (km).
-const MARKED_WAVELENGTHS_KM: [f64; 4] = [10_000.0, 5_000.0, 2_000.0, 1_000.0];
+const MARKED_WAVELENGTHS_KM: [f64; 4] = [10_000.0, 3_000.0, 1_000.0, 300.0];
 
 /// Total wavenumber k with wavelength 2πR_E/k equal to `km`.
 fn wavenumber_of(km: f64) -> f64 {

@@ -183,13 +183,17 @@ fn reference(
     if param != "analytic.k_c" {
         return None;
     }
-    let f: Box<dyn Fn(f64) -> f64> = match output {
-        "analytic.mean_gain_mse" => Box::new(move |k_c| mean_rho(k_c, lmax)),
-        "analytic.mean_gain_amse" => Box::new(|_| 1.0),
-        "analytic.resolution_k_mse" => Box::new(move |k_c| exact_resolution_k(k_c, lmax)),
-        "analytic.resolution_km_mse" => {
-            Box::new(move |k_c| wavelength_km(exact_resolution_k(k_c, lmax)))
-        }
+    let (label, f): (&str, Box<dyn Fn(f64) -> f64>) = match output {
+        "analytic.mean_gain_mse" => ("Exact: mean ρ_k", Box::new(move |k_c| mean_rho(k_c, lmax))),
+        "analytic.mean_gain_amse" => ("Exact: 1", Box::new(|_| 1.0)),
+        "analytic.resolution_k_mse" => (
+            "Exact: ρ_k² = 0.75",
+            Box::new(move |k_c| exact_resolution_k(k_c, lmax)),
+        ),
+        "analytic.resolution_km_mse" => (
+            "Exact: ρ_k² = 0.75",
+            Box::new(move |k_c| wavelength_km(exact_resolution_k(k_c, lmax))),
+        ),
         _ => return None,
     };
     let points = (0..=200)
@@ -201,7 +205,7 @@ fn reference(
     Some(ReferenceCurve {
         param: param.into(),
         output: output.into(),
-        label: "Exact optimum (g_k = ρ_k for MSE, 1 for AMSE)".into(),
+        label: label.into(),
         points,
     })
 }
