@@ -26,8 +26,14 @@ pub mod sht;
 pub mod spectrum;
 pub mod synthetic;
 
+pub use data::{Field, GridChoice, LoadOptions, load_field};
+pub use experiments::{AnalyticParams, AnalyticResult, GainFit, GainStep, run_analytic};
+pub use forecast::{ForecastParams, ForecastResult, ForecastTrainer, LeadEvaluation, TrainingStep};
 pub use grid::{Grid, GridKind};
 pub use loss::{MseTerms, amse, mse_decomposition};
-pub use resolution::{EffectiveResolution, effective_resolution, wavelength_km};
+pub use resolution::{
+    EffectiveResolution, effective_resolution, effective_resolution_from, wavelength_km,
+};
 pub use sht::{Coeffs, Sht};
+pub use spectrum::{FieldSpectrum, field_spectrum};
 pub use spectrum::{amplitude_ratio, coherence, cross_spectrum, psd};

@@ -42,9 +42,18 @@ pub struct EffectiveResolution {
 
 /// Effective resolution of an amplitude-ratio curve `R_k`, k = 0, 1, … (NaN entries skipped).
 pub fn effective_resolution(ratio: &[f64]) -> EffectiveResolution {
-    let dissipation_k = (1..ratio.len())
+    effective_resolution_from(ratio, 1)
+}
+
+/// Effective resolution with the first-crossing search starting at `min_k` (≥ 1) instead of
+/// 1: for forecasters whose largest scales carry errors of their own (a small network with a
+/// short receptive field), so that those do not mask the small-scale behaviour. The R_k
+/// curve itself still shows them.
+pub fn effective_resolution_from(ratio: &[f64], min_k: usize) -> EffectiveResolution {
+    let start = min_k.max(1);
+    let dissipation_k = (start..ratio.len())
         .find(|&k| !ratio[k].is_nan() && ratio[k] * ratio[k] <= DISSIPATION_ENERGY_FRACTION);
-    let noise_k = (1..ratio.len()).find(|&k| !ratio[k].is_nan() && ratio[k] > 1.0);
+    let noise_k = (start..ratio.len()).find(|&k| !ratio[k].is_nan() && ratio[k] > 1.0);
     EffectiveResolution {
         dissipation_k,
         noise_k,
@@ -100,6 +109,18 @@ mod tests {
         let noisy: Vec<f64> = (0..60).map(|k| if k < 40 { 1.0 } else { 1.2 }).collect();
         let r = effective_resolution(&noisy);
         assert_eq!((r.dissipation_k, r.noise_k), (None, Some(40)));
+        // Large-scale wobbles (a dip at k = 2, an excess at k = 3) are skipped from min_k on.
+        let mut wobbly = damped.clone();
+        wobbly[2] = 0.5;
+        wobbly[3] = 1.1;
+        let r = effective_resolution(&wobbly);
+        assert_eq!((r.dissipation_k, r.noise_k), (Some(2), Some(3)));
+        let r = effective_resolution_from(&wobbly, 4);
+        assert_eq!((r.dissipation_k, r.noise_k), (Some(14), None));
+        assert_eq!(
+            effective_resolution_from(&wobbly, 0),
+            effective_resolution(&wobbly)
+        );
         let combined = weighted_ratio(&[(1.0, &damped), (3.0, &noisy)]);
         assert!((combined[50] - (0.5 + 3.0 * 1.2) / 4.0).abs() < 1e-12);
     }

@@ -9,7 +9,44 @@
 //!
 //! Functions taking two coefficient sets use the smaller of their two lmax.
 
-use crate::sht::Coeffs;
+use benchtop_compute::ComputeError;
+use serde::{Deserialize, Serialize};
+
+use crate::grid::Grid;
+use crate::resolution::wavelength_km;
+use crate::sht::{Coeffs, Sht};
+
+/// The power spectrum of a gridded field, one entry per k (the `benchtop spectra` CSV rows
+/// `k,wavelength_km,psd` and the panel's log–log plot).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldSpectrum {
+    /// Total wavenumbers 0..=lmax.
+    pub k: Vec<usize>,
+    /// Wavelength `2πR_E/k` in km; k = 0 (the mean) has none and is given as 0.
+    pub wavelength_km: Vec<f64>,
+    /// `PSD_k` in the field's units squared (sums to the area-weighted mean square).
+    pub psd: Vec<f64>,
+}
+
+/// Transforms `values` (`grid.nlat × grid.nlon`, north first) to degree `lmax` (`None`: the
+/// grid's largest, [`Grid::max_lmax`]) and returns its power spectrum.
+pub fn field_spectrum(
+    grid: &Grid,
+    values: &[f64],
+    lmax: Option<usize>,
+) -> Result<FieldSpectrum, ComputeError> {
+    let lmax = lmax.unwrap_or_else(|| grid.max_lmax());
+    let coeffs = Sht::new(grid, lmax)?.forward(values)?;
+    #[allow(clippy::cast_precision_loss)]
+    let wavelength_km = (0..=lmax)
+        .map(|k| if k == 0 { 0.0 } else { wavelength_km(k as f64) })
+        .collect();
+    Ok(FieldSpectrum {
+        k: (0..=lmax).collect(),
+        wavelength_km,
+        psd: psd(&coeffs),
+    })
+}
 
 /// Power per total wavenumber k = 0..=lmax.
 pub fn psd(a: &Coeffs) -> Vec<f64> {
@@ -76,8 +113,7 @@ pub fn amplitude_ratio(forecast: &Coeffs, truth: &Coeffs) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::{Grid, GridKind};
-    use crate::sht::Sht;
+    use crate::grid::GridKind;
     use num_complex::Complex64;
     use rand_distr::{Distribution, StandardNormal};
 
@@ -151,6 +187,26 @@ mod tests {
         assert!((grid.mean(&squared).unwrap() - total).abs() < 1e-12 * total);
         // k = 0 is the squared area mean.
         assert!((psd(&c)[0] - grid.mean(&field).unwrap().powi(2)).abs() < 1e-14);
+    }
+
+    #[test]
+    fn field_spectrum_of_a_gridded_field() {
+        let grid = Grid::new(GridKind::Equiangular, 37, 72).unwrap();
+        let sht = Sht::new(&grid, 12).unwrap();
+        let c = gaussian_field(12, 5, |k| 1.0 / (1.0 + k as f64));
+        let field = sht.inverse(&c).unwrap();
+        let s = field_spectrum(&grid, &field, Some(12)).unwrap();
+        assert_eq!(s.k, (0..=12).collect::<Vec<_>>());
+        assert_eq!(s.wavelength_km[0], 0.0);
+        assert!((s.wavelength_km[2] - wavelength_km(2.0)).abs() < 1e-9);
+        for (a, b) in s.psd.iter().zip(psd(&c)) {
+            assert!((a - b).abs() < 1e-12 * b.max(1e-6));
+        }
+        assert_eq!(
+            field_spectrum(&grid, &field, None).unwrap().k.len(),
+            grid.max_lmax() + 1
+        );
+        assert!(field_spectrum(&grid, &field[1..], None).is_err());
     }
 
     #[test]

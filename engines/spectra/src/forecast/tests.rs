@@ -191,11 +191,16 @@ fn default_experiment() {
         );
         let show = |v: &[f64]| {
             v.iter()
-                .step_by(3)
+                .step_by(1)
                 .map(|x| format!("{x:.2}"))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        eprintln!(
+            "   dissipation km MSE {:?} AMSE {:?}",
+            lead.mse.resolution.dissipation_km.map(f64::round),
+            lead.amse.resolution.dissipation_km.map(f64::round)
+        );
         eprintln!("   R_k MSE : {}", show(&lead.mse.ratio));
         eprintln!("   R_k AMSE: {}", show(&lead.amse.ratio));
         eprintln!("   Coh MSE : {}", show(&lead.mse.coherence));
