@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use benchtop_spectra::data::{GridChoice, LoadOptions, describe};
 
-use crate::panels::climate::spectra::file_spectrum;
+use crate::panels::climate::spectra::{file_spectrum, spectrum_csv};
 
 /// Parses `--grid`: `auto`, `equiangular` or `gauss`.
 pub fn parse_grid(text: &str) -> anyhow::Result<GridChoice> {
@@ -33,12 +33,12 @@ pub fn spectra(
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    std::fs::write(csv, spectrum.to_csv())
+    std::fs::write(csv, spectrum_csv(&spectrum))
         .with_context(|| format!("cannot write {}", csv.display()))?;
     eprintln!(
         "{}: lmax {}, {} rows written to {}",
         describe(&field),
-        spectrum.lmax,
+        spectrum.k.len().saturating_sub(1),
         spectrum.psd.len(),
         csv.display()
     );

@@ -504,11 +504,19 @@ enum Role {
     Other,
 }
 
+/// The value of attribute `name`, found by listing the variable's attributes: asking the
+/// library for a missing attribute by name makes HDF5 print diagnostics for NetCDF-4 files.
+fn attribute_value(variable: &netcdf::Variable<'_>, name: &str) -> Option<netcdf::AttributeValue> {
+    variable
+        .attributes()
+        .find(|attribute| attribute.name() == name)?
+        .value()
+        .ok()
+}
+
 /// A string attribute, lower-cased and trimmed; empty when absent or not a string.
 fn string_attribute(variable: &netcdf::Variable<'_>, name: &str) -> String {
-    variable
-        .attribute_value(name)
-        .and_then(Result::ok)
+    attribute_value(variable, name)
         .and_then(|value| String::try_from(value).ok())
         .unwrap_or_default()
 }
@@ -517,7 +525,7 @@ fn string_attribute(variable: &netcdf::Variable<'_>, name: &str) -> String {
 fn numeric_attribute(variable: &netcdf::Variable<'_>, name: &str) -> Vec<f64> {
     use netcdf::AttributeValue as A;
     #[allow(clippy::cast_precision_loss)]
-    let values = match variable.attribute_value(name).and_then(Result::ok) {
+    let values = match attribute_value(variable, name) {
         Some(A::Uchars(v)) => v.into_iter().map(f64::from).collect(),
         Some(A::Schars(v)) => v.into_iter().map(f64::from).collect(),
         Some(A::Ushorts(v)) => v.into_iter().map(f64::from).collect(),
@@ -634,6 +642,11 @@ fn dimension_role(file: &netcdf::File, name: &str, unlimited: bool) -> Role {
 
 /// Lists the variables of a NetCDF file and which of them [`load_field`] can read.
 pub fn list_variables(path: &Path) -> Result<Vec<VariableInfo>, ComputeError> {
+    let path = path.to_path_buf();
+    on_netcdf_thread(move || list_variables_here(&path))
+}
+
+fn list_variables_here(path: &Path) -> Result<Vec<VariableInfo>, ComputeError> {
     let file = netcdf::open(path)
         .map_err(|error| data_error(path, None, format!("cannot open as NetCDF: {error}")))?;
     let mut out = Vec::new();
@@ -697,10 +710,55 @@ fn default_fill(var: &netcdf::Variable<'_>) -> Option<f64> {
 
 /// Loads one field from a NetCDF file (see the module docs).
 pub fn load_netcdf(path: &Path, options: &LoadOptions) -> Result<Field, ComputeError> {
+    let (path, options) = (path.to_path_buf(), options.clone());
+    on_netcdf_thread(move || load_netcdf_here(&path, &options))
+}
+
+/// A NetCDF call to run on the NetCDF thread.
+type NetcdfWork = Box<dyn FnOnce() + Send>;
+
+/// Runs `work` on the one thread that makes every NetCDF call, and waits for its result.
+///
+/// The NetCDF library turns HDF5's error printing off only on the thread that first
+/// initialises it, and reading a NetCDF-4 file probes for optional attributes, which HDF5
+/// reports on stderr from any other thread (hundreds of lines per file in a job thread).
+/// Keeping every call on one thread keeps stderr clean; the library serialises calls anyway.
+fn on_netcdf_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    use std::sync::mpsc::{Sender, channel};
+    use std::sync::{Mutex, OnceLock};
+    static QUEUE: OnceLock<Mutex<Sender<NetcdfWork>>> = OnceLock::new();
+    let queue = QUEUE.get_or_init(|| {
+        let (sender, receiver) = channel::<NetcdfWork>();
+        std::thread::Builder::new()
+            .name("netcdf".into())
+            .spawn(move || {
+                for job in receiver {
+                    // A panicking call loses its reply (its caller then panics), not the thread.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            })
+            .expect("the NetCDF thread starts");
+        Mutex::new(sender)
+    });
+    let (reply, result) = channel();
+    let job: NetcdfWork = Box::new(move || {
+        let _ = reply.send(work());
+    });
+    queue
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .send(job)
+        .expect("the NetCDF thread runs for the life of the process");
+    result
+        .recv()
+        .expect("the NetCDF thread answers every call (a panic there is a bug)")
+}
+
+fn load_netcdf_here(path: &Path, options: &LoadOptions) -> Result<Field, ComputeError> {
     let file = netcdf::open(path)
         .map_err(|error| data_error(path, None, format!("cannot open as NetCDF: {error}")))?;
     let name = if options.variable.is_empty() {
-        let fields: Vec<String> = list_variables(path)?
+        let fields: Vec<String> = list_variables_here(path)?
             .into_iter()
             .filter(|v| v.is_field)
             .map(|v| v.name)

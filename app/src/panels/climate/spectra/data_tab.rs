@@ -6,7 +6,9 @@ use benchtop_compute::{CancelToken, ComputeError};
 use benchtop_spectra::data::{Field, GridChoice, VariableInfo, describe, list_variables};
 use serde::{Deserialize, Serialize};
 
-use super::field_spectrum::{FieldSpectrum, file_spectrum};
+use benchtop_spectra::FieldSpectrum;
+
+use super::field_spectrum::{file_spectrum, mean_square, wavelengths_km};
 use super::figures::{
     TRUTH, map_subplot, per_k_dashed, per_k_line, spectrum_subplot, top_value, value_range,
 };
@@ -298,9 +300,9 @@ impl DataTab {
                 ui.label(format!("Units: {}", field.source.units));
             }
             let total: f64 = spectrum.psd.iter().sum();
+            let square = mean_square(field).unwrap_or(f64::NAN);
             ui.label(format!(
-                "Σ_k PSD_k = {total:.6e}; area mean of x² = {:.6e} (Parseval)",
-                spectrum.mean_square
+                "Σ_k PSD_k = {total:.6e}; area mean of x² = {square:.6e} (Parseval)"
             ));
         }
     }
@@ -348,7 +350,7 @@ impl DataTab {
                     format!(" ({}²)", field.source.units)
                 }
             ),
-            spectrum.lmax,
+            spectrum.k.len().saturating_sub(1),
             top_value([spectrum.psd.as_slice()]),
         )
         .with(per_k_line("PSD_k", &spectrum.psd, TRUTH))
@@ -384,8 +386,7 @@ impl DataTab {
             return Vec::new();
         };
         #[allow(clippy::cast_precision_loss)]
-        let rows = spectrum
-            .wavelengths_km()
+        let rows = wavelengths_km(spectrum)
             .iter()
             .zip(&spectrum.psd)
             .enumerate()
@@ -406,9 +407,9 @@ impl DataTab {
             "file": field.source.file,
             "variable": field.source.variable,
             "grid": format!("{}×{} {:?}", field.grid.nlat, field.grid.nlon, field.grid.kind),
-            "lmax": spectrum.lmax,
+            "lmax": spectrum.k.len().saturating_sub(1),
             "psd_sum": spectrum.psd.iter().sum::<f64>(),
-            "mean_square": spectrum.mean_square,
+            "mean_square": mean_square(field).ok(),
         })
     }
 }

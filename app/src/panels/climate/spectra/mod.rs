@@ -28,7 +28,7 @@ use crate::project::{DataRef, Sidecar};
 use crate::sweep::SweepSupport;
 use crate::undo::UndoHistory;
 
-pub use field_spectrum::{FieldSpectrum, field_spectrum, file_spectrum};
+pub use field_spectrum::{file_spectrum, mean_square, spectrum_csv, wavelengths_km};
 
 /// The catalog entry.
 pub const KIND: PanelKind = PanelKind {
