@@ -1,1 +1,0 @@
-//! Neural duality discovery (Gupta, Ferrari, Iqbal, ICML 2025).
