@@ -332,10 +332,32 @@ fn kw_table() {
         "| β | β* | learned β̃ ± spread | deviation | w (analytic) | b (analytic) | dual attention | steps | early stop | seconds |"
     );
     eprintln!("|---|---|---|---|---|---|---|---|---|---|");
+    // PAPER=1: the paper's recipe at its lattice size, with every addition of this crate off.
+    let paper = std::env::var("PAPER").is_ok();
     for beta in betas {
-        let params = DualityParams {
-            beta,
-            ..DualityParams::default()
+        let params = if paper {
+            DualityParams {
+                beta,
+                size: 8,
+                samples_per_step: 200,
+                chains: 2,
+                warmup_per_site: 50,
+                precondition_with_map: false,
+                unbiased_loss: false,
+                hessian_smoothing_steps: 1,
+                max_coupling_step: 10.0,
+                calibrate_bias: false,
+                coupling_warmup_steps: 0,
+                tau_decay: 1.0,
+                loss_smoothing_steps: 1,
+                averaging_window: 100,
+                ..DualityParams::default()
+            }
+        } else {
+            DualityParams {
+                beta,
+                ..DualityParams::default()
+            }
         };
         let (result, _, seconds) = train(&params, seed);
         let analytic = AnalyticDual::for_beta(beta);
