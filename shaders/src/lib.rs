@@ -6,8 +6,14 @@
 /// Checkerboard Metropolis for the Ising model with plaquette coupling (compute, entry `update`).
 pub const ISING_CHECKERBOARD: &str = include_str!("../ising_checkerboard.wgsl");
 
+/// Draws a packed Ising lattice from its GPU buffer (render, entries `vs_main` / `fs_main`).
+pub const ISING_VIEW: &str = include_str!("../ising_view.wgsl");
+
 /// Every shader with its file name, for validation and diagnostics.
-pub const ALL: &[(&str, &str)] = &[("ising_checkerboard.wgsl", ISING_CHECKERBOARD)];
+pub const ALL: &[(&str, &str)] = &[
+    ("ising_checkerboard.wgsl", ISING_CHECKERBOARD),
+    ("ising_view.wgsl", ISING_VIEW),
+];
 
 #[cfg(test)]
 mod tests {

@@ -12,9 +12,13 @@ struct Shared {
 }
 
 /// Progress reported by an engine and read by the UI; cloning shares the state.
+///
+/// A [`Progress::slice`] is a child whose [0, 1] maps onto part of its parent's range, for
+/// work made of stages.
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
     shared: Arc<Shared>,
+    parent: Option<Box<(Progress, f64, f64)>>,
 }
 
 impl Progress {
@@ -34,12 +38,29 @@ impl Progress {
         self.shared
             .fraction_bits
             .store((clamped as f32).to_bits(), Ordering::Relaxed);
+        if let Some(parent) = &self.parent {
+            let (progress, start, end) = parent.as_ref();
+            progress.set_fraction(start + (end - start) * clamped);
+        }
     }
 
     /// Sets the fraction done and the message together.
     pub fn set(&self, fraction: f64, message: impl Into<String>) {
+        let message = message.into();
+        if let Some(parent) = &self.parent {
+            parent.0.set_message(message.clone());
+        }
         self.set_fraction(fraction);
-        *self.shared.message.lock() = message.into();
+        *self.shared.message.lock() = message;
+    }
+
+    /// Sets the message only.
+    pub fn set_message(&self, message: impl Into<String>) {
+        let message = message.into();
+        if let Some(parent) = &self.parent {
+            parent.0.set_message(message.clone());
+        }
+        *self.shared.message.lock() = message;
     }
 
     /// Sets the fraction as `done / total` (0 when `total` is 0).
@@ -65,30 +86,12 @@ impl Progress {
         self.shared.message.lock().clone()
     }
 
-    /// A view of this progress that maps its own [0, 1] onto `[start, end]` of the parent,
-    /// for engines that run sub-steps.
-    pub fn sub(&self, start: f64, end: f64) -> SubProgress<'_> {
-        SubProgress {
-            parent: self,
-            start,
-            end,
+    /// A child progress whose [0, 1] maps onto `[start, end]` of this one.
+    pub fn slice(&self, start: f64, end: f64) -> Progress {
+        Progress {
+            shared: Arc::default(),
+            parent: Some(Box::new((self.clone(), start, end))),
         }
-    }
-}
-
-/// A slice `[start, end]` of a parent [`Progress`].
-#[derive(Debug)]
-pub struct SubProgress<'a> {
-    parent: &'a Progress,
-    start: f64,
-    end: f64,
-}
-
-impl SubProgress<'_> {
-    /// Sets the sub-step's own fraction (mapped onto the parent's slice).
-    pub fn set_fraction(&self, fraction: f64) {
-        self.parent
-            .set_fraction(self.start + (self.end - self.start) * fraction.clamp(0.0, 1.0));
     }
 }
 
@@ -107,8 +110,11 @@ mod tests {
         assert!((reader.fraction() - 1.0).abs() < 1e-7);
         progress.set_fraction(f64::NAN);
         assert!(reader.fraction().abs() < 1e-7);
-        progress.sub(0.5, 1.0).set_fraction(0.5);
+        let child = progress.slice(0.5, 1.0);
+        child.set(0.5, "stage two");
         assert!((reader.fraction() - 0.75).abs() < 1e-7);
+        assert_eq!(reader.message(), "stage two");
+        assert!((child.fraction() - 0.5).abs() < 1e-7);
         progress.set_count(1, 4);
         assert!((reader.fraction() - 0.25).abs() < 1e-7);
     }

@@ -1,6 +1,6 @@
 //! The model's couplings and the Metropolis acceptance table they imply.
 //!
-//! H[s] = −β Σ_⟨ij⟩ s_i s_j − K Σ_□ s₁s₂s₃s₄ on an L×L torus, with weight e^{−H}.
+//! H(s) = −β Σ_⟨ij⟩ s_i s_j − K Σ_□ s₁s₂s₃s₄ on an L×L torus, with weight e^{−H}.
 //! K = 0 is the plain Ising model.
 
 use benchtop_compute::ComputeError;

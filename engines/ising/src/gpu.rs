@@ -84,7 +84,7 @@ impl GpuCheckerboard {
         let device = &context.device;
         let spin_bytes = std::mem::size_of_val(packed.words()) as u64;
         let limit = device.limits().max_storage_buffer_binding_size;
-        if spin_bytes > u64::from(limit) {
+        if spin_bytes > limit {
             return Err(ComputeError::invalid(
                 "size",
                 format!(

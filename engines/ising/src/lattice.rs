@@ -19,7 +19,7 @@ pub fn validate_size(size: usize) -> Result<(), ComputeError> {
             format!("L = {size} is too small; the torus needs L ≥ {MIN_SIZE}"),
         ));
     }
-    if size % 2 != 0 {
+    if !size.is_multiple_of(2) {
         return Err(ComputeError::invalid(
             "size",
             format!("L = {size} is odd; the checkerboard torus needs an even L"),

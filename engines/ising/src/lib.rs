@@ -1,6 +1,6 @@
 //! The Ising model with a plaquette coupling on an L×L torus, and neural duality discovery.
 //!
-//! H[s] = −β Σ_⟨ij⟩ s_i s_j − K Σ_□ s₁s₂s₃s₄ (K = 0 is the plain Ising model).
+//! H(s) = −β Σ_⟨ij⟩ s_i s_j − K Σ_□ s₁s₂s₃s₄ (K = 0 is the plain Ising model).
 //!
 //! - Samplers: the canonical checkerboard Metropolis ([`checkerboard`], CPU multi-spin coded,
 //!   [`gpu`] for wgpu, [`cuda`] for NVIDIA GPUs; all three accept exactly the same flips),

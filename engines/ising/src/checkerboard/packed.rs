@@ -91,7 +91,7 @@ pub struct PackedLattice<W: SpinWord> {
 impl<W: SpinWord> PackedLattice<W> {
     /// Whether side `size` packs into whole words of this type (L/2 a multiple of `W::BITS`).
     pub fn fits(size: usize) -> bool {
-        size % 2 == 0 && (size / 2) % W::BITS as usize == 0 && size > 0
+        size > 0 && size.is_multiple_of(2) && (size / 2).is_multiple_of(W::BITS as usize)
     }
 
     /// Packs a configuration; fails when L/2 is not a multiple of `W::BITS`.

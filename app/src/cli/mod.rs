@@ -1,0 +1,67 @@
+//! The command line: the same binary opens the window or works headless.
+//!
+//! - `benchtop` opens the window (last project, or the welcome tour);
+//! - `benchtop open FILE` opens a project in the window;
+//! - `benchtop run FILE --out DIR` computes every panel and sweep of a project and writes figures,
+//!   CSV data, provenance and `summary.json`;
+//! - `benchtop bench ENGINE [--option value …]` prints one JSON object of throughput and the
+//!   correctness observables of that run;
+//! - `benchtop doctor` lists the compute backends and system libraries in use.
+
+pub mod bench;
+pub mod doctor;
+pub mod run;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Benchtop: small, real reproductions of ICML 2025 methods you can steer.
+#[derive(Debug, Parser)]
+#[command(name = "benchtop", version = crate::build_info::APP_VERSION, about)]
+pub struct Cli {
+    /// What to do (default: open the window).
+    #[command(subcommand)]
+    pub command: Option<CliCommand>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CliCommand {
+    /// Open a project file in the window.
+    Open {
+        /// The project file (`.ron`).
+        file: PathBuf,
+    },
+    /// Compute every panel and sweep of a project without a window and export the results.
+    Run {
+        /// The project file (`.ron`).
+        file: PathBuf,
+        /// Folder for figures, CSV, provenance and summary.json (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Figure formats, comma-separated: svg, png, pdf.
+        #[arg(long, default_value = "svg,png,pdf", value_delimiter = ',')]
+        format: Vec<String>,
+        /// Resolution of PNG figures in dots per inch.
+        #[arg(long, default_value_t = 300)]
+        dpi: u32,
+        /// Save the computed results back into the project file.
+        #[arg(long)]
+        save: bool,
+    },
+    /// Benchmark an engine; prints exactly one JSON object on stdout.
+    Bench {
+        /// The engine: `ising`.
+        engine: String,
+        /// Engine options, e.g. `--size 1024 --beta 0.44 --sweeps 200 --backend cpu`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        options: Vec<String>,
+    },
+    /// List the compute backends found and the system libraries in use.
+    Doctor {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,127 @@
+//! `benchtop run FILE --out DIR`: compute a project without a window and export everything.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use benchtop_compute::{CancelToken, Progress};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::export::ExportBundle;
+use crate::figure::ExportFormat;
+use crate::session::Session;
+
+/// Parses the `--format` list.
+pub fn parse_formats(names: &[String]) -> anyhow::Result<Vec<ExportFormat>> {
+    names
+        .iter()
+        .map(|name| match name.trim().to_lowercase().as_str() {
+            "svg" => Ok(ExportFormat::Svg),
+            "png" => Ok(ExportFormat::Png),
+            "pdf" => Ok(ExportFormat::Pdf),
+            other => anyhow::bail!("unknown figure format `{other}` (use svg, png or pdf)"),
+        })
+        .collect()
+}
+
+/// Runs `work` on this thread while a progress bar on stderr follows `progress`.
+fn with_progress_bar<T>(label: &str, work: impl FnOnce(&Progress) -> T) -> T {
+    let progress = Progress::new();
+    let bar = ProgressBar::new(1000);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:.bold} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_owned());
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                bar.set_position((progress.fraction() * 1000.0) as u64);
+                bar.set_message(progress.message());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let result = work(&progress);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
+    });
+    bar.set_position(1000);
+    bar.finish();
+    result
+}
+
+/// Loads, computes, exports; returns the number of files written.
+pub fn run(
+    file: &Path,
+    out: &Path,
+    formats: &[String],
+    dpi: u32,
+    save: bool,
+) -> anyhow::Result<usize> {
+    let formats = parse_formats(formats)?;
+    if !(36..=2400).contains(&dpi) {
+        anyhow::bail!("--dpi {dpi} is outside 36..=2400");
+    }
+    let mut session = Session::open(file)?;
+    let written = compute_and_export(&mut session, file, out, &formats, dpi)?;
+    if save {
+        session
+            .save_as(file)
+            .with_context(|| format!("saving results into {}", file.display()))?;
+    }
+    Ok(written)
+}
+
+/// Computes and exports the embedded tour project into `out` (used when there is no display).
+pub fn run_tour(out: &Path) -> anyhow::Result<usize> {
+    let name = Path::new("tour.ron");
+    let doc = crate::project::ProjectDoc::parse(crate::shell::TOUR_PROJECT, name)?;
+    let mut session = Session::from_doc(doc, None)?;
+    compute_and_export(
+        &mut session,
+        name,
+        out,
+        &[ExportFormat::Svg, ExportFormat::Png, ExportFormat::Pdf],
+        150,
+    )
+}
+
+fn compute_and_export(
+    session: &mut Session,
+    file: &Path,
+    out: &Path,
+    formats: &[ExportFormat],
+    dpi: u32,
+) -> anyhow::Result<usize> {
+    let cancel = CancelToken::new();
+    let count = session.panels.len();
+    for (index, panel) in session.panels.values_mut().enumerate() {
+        let label = format!("[{}/{count}] {}", index + 1, panel.title());
+        with_progress_bar(&label, |progress| panel.run_headless(progress, &cancel))
+            .with_context(|| format!("{}: panel {}", file.display(), panel.title()))?;
+    }
+    for index in 0..session.sweeps.len() {
+        let label = format!("sweep {}", session.sweeps[index].doc.name);
+        with_progress_bar(&label, |progress| {
+            session.run_sweep_blocking(index, progress, &cancel)
+        })
+        .with_context(|| {
+            format!(
+                "{}: sweep {}",
+                file.display(),
+                session.sweeps[index].doc.name
+            )
+        })?;
+    }
+    let bundle = ExportBundle::collect(session);
+    let report = with_progress_bar("export", |progress| {
+        bundle.write(out, formats, dpi, progress, &cancel)
+    })?;
+    eprintln!("wrote {} files to {}", report.files.len(), out.display());
+    Ok(report.files.len())
+}

@@ -1,0 +1,243 @@
+//! Panels: one module per method, grouped by field of science.
+//!
+//! A [`PanelKind`] is the catalog entry (name, description, paper) and a factory; a [`Panel`]
+//! is one open instance with its parameters, jobs and figures. A panel never reaches into
+//! another panel or into the shell; it talks to the rest of the app through [`PanelContext`]
+//! and the data it returns (state, figures, tables, sweep support).
+//!
+//! Adding a panel: write `panels/<field>/<method>/`, add its variant to [`PanelState`] and its
+//! entry to [`catalog`], and one arm to [`restore`].
+
+pub mod statistical_physics;
+
+use std::path::Path;
+
+use benchtop_compute::{CancelToken, Progress};
+use serde::{Deserialize, Serialize};
+
+use crate::figure::Figure;
+use crate::jobs::JobBoard;
+use crate::project::Sidecar;
+use crate::sweep::SweepSupport;
+
+/// A field of science, for grouping the catalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Field {
+    /// Molecules and materials.
+    Chemistry,
+    /// Neural data.
+    Neuroscience,
+    /// Statistical physics.
+    StatisticalPhysics,
+    /// Weather and climate.
+    Climate,
+    /// Machine-learning methods.
+    MachineLearning,
+}
+
+impl Field {
+    /// Sentence-case name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Chemistry => "Chemistry",
+            Self::Neuroscience => "Neuroscience",
+            Self::StatisticalPhysics => "Statistical physics",
+            Self::Climate => "Climate",
+            Self::MachineLearning => "Machine-learning methods",
+        }
+    }
+}
+
+/// The paper a panel reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Paper {
+    /// Title.
+    pub title: &'static str,
+    /// Authors as printed.
+    pub authors: &'static str,
+    /// Venue and year, e.g. `ICML 2025`.
+    pub venue: &'static str,
+    /// Where to read it (arXiv or OpenReview).
+    pub link: &'static str,
+}
+
+impl Paper {
+    /// `Authors, "Title", Venue.`
+    pub fn citation(&self) -> String {
+        format!("{}, \"{}\", {}.", self.authors, self.title, self.venue)
+    }
+}
+
+/// A kind of panel: its catalog entry and a factory for new instances.
+#[derive(Clone, Copy, Debug)]
+pub struct PanelKind {
+    /// Stable identifier used in project files and on the command line.
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// One line saying what it does.
+    pub description: &'static str,
+    /// Field, for grouping.
+    pub field: Field,
+    /// The paper reproduced.
+    pub paper: Paper,
+    /// A new instance with default parameters.
+    pub create: fn() -> Box<dyn Panel>,
+}
+
+/// The persisted state of one panel: parameters, seeds, view settings and small results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PanelState {
+    /// The Ising duality explorer.
+    Ising(statistical_physics::ising::IsingState),
+}
+
+/// Every panel kind, in catalog order.
+pub fn catalog() -> &'static [PanelKind] {
+    &[statistical_physics::ising::KIND]
+}
+
+/// The kind with identifier `id`.
+pub fn kind_by_id(id: &str) -> Option<&'static PanelKind> {
+    catalog().iter().find(|kind| kind.id == id)
+}
+
+/// Rebuilds a panel from its saved state; arrays are read from `sidecar` when given.
+pub fn restore(state: PanelState, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn Panel>> {
+    match state {
+        PanelState::Ising(state) => Ok(Box::new(statistical_physics::ising::IsingPanel::restore(
+            state, sidecar,
+        )?)),
+    }
+}
+
+/// A problem with a saved parameter: the key and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamIssue {
+    /// The parameter key, e.g. `mc.beta`.
+    pub key: String,
+    /// What is wrong and what is accepted.
+    pub message: String,
+}
+
+/// What a panel can use from the app while drawing.
+pub struct PanelContext<'a> {
+    /// Where jobs are listed (status bar).
+    pub jobs: &'a JobBoard,
+    /// The folder of the project file, for resolving data paths.
+    pub project_dir: Option<&'a Path>,
+    /// Whether engines run on the renderer's wgpu device (so GPU buffers can be drawn directly).
+    pub shared_gpu: bool,
+    /// The window's renderer, when there is one (for paint callbacks).
+    pub render_state: Option<&'a eframe::egui_wgpu::RenderState>,
+}
+
+/// A figure a panel can export, with what is needed for its provenance.
+#[derive(Clone, Debug)]
+pub struct PanelFigure {
+    /// File stem, e.g. `ising-observables`.
+    pub name: String,
+    /// The figure.
+    pub figure: Figure,
+    /// The parameters that produced it.
+    pub params: serde_json::Value,
+    /// The seed, if any.
+    pub seed: Option<u64>,
+    /// Engine name and version.
+    pub engine: (&'static str, &'static str),
+}
+
+/// A table of numbers a panel exports as CSV.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataTable {
+    /// File stem.
+    pub name: String,
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows of values.
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl DataTable {
+    /// The table as CSV text.
+    pub fn to_csv(&self) -> anyhow::Result<String> {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.write_record(&self.columns)?;
+        for row in &self.rows {
+            writer.write_record(row.iter().map(|v| format!("{v}")))?;
+        }
+        Ok(String::from_utf8(writer.into_inner()?)?)
+    }
+}
+
+/// One open panel.
+pub trait Panel {
+    /// Its kind.
+    fn kind(&self) -> &'static PanelKind;
+
+    /// The tab title.
+    fn title(&self) -> String {
+        self.kind().name.to_owned()
+    }
+
+    /// Draws the panel: controls, plots, progress bars.
+    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>);
+
+    /// Collects finished or streamed job results; called every frame, even when hidden.
+    fn poll(&mut self) {}
+
+    /// Whether a job of this panel is running.
+    fn is_busy(&self) -> bool;
+
+    /// The persisted state; arrays go to `sidecar` (when saving to a file).
+    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<PanelState>;
+
+    /// Problems with the current parameters (shown after loading a project).
+    fn validate(&self) -> Vec<ParamIssue>;
+
+    /// Figures of the current results, the same on screen and in files.
+    fn figures(&self) -> Vec<PanelFigure>;
+
+    /// Tables of the current results, for CSV export.
+    fn data_tables(&self) -> Vec<DataTable>;
+
+    /// Key scalar results for `summary.json`.
+    fn summary(&self) -> serde_json::Value;
+
+    /// What sweeps may vary and record.
+    fn sweep_support(&self) -> SweepSupport;
+
+    /// Computes every result without a window (for `benchtop run`), blocking the caller.
+    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()>;
+
+    /// Undoes the last parameter edit; false when there is none.
+    fn undo(&mut self) -> bool;
+
+    /// Redoes the last undone edit; false when there is none.
+    fn redo(&mut self) -> bool;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_ids_are_unique_and_papers_cited() {
+        let kinds = catalog();
+        for (i, kind) in kinds.iter().enumerate() {
+            assert!(kinds[i + 1..].iter().all(|other| other.id != kind.id));
+            assert!(kind.paper.citation().contains("ICML 2025"));
+            assert_eq!(kind_by_id(kind.id).map(|k| k.name), Some(kind.name));
+        }
+    }
+
+    #[test]
+    fn tables_export_as_csv() {
+        let table = DataTable {
+            name: "t".into(),
+            columns: vec!["r".into(), "g".into()],
+            rows: vec![vec![0.0, 1.0], vec![1.0, 0.5]],
+        };
+        assert_eq!(table.to_csv().unwrap(), "r,g\n0,1\n1,0.5\n");
+    }
+}

@@ -1,0 +1,3 @@
+//! Statistical physics panels.
+
+pub mod ising;

@@ -1,0 +1,98 @@
+//! The sidecar folder next to a project file, for arrays too large for the text file (NPY).
+
+use std::path::{Path, PathBuf};
+
+use ndarray::{ArrayD, IxDyn};
+use ndarray_npy::{ReadNpyExt as _, WriteNpyExt as _};
+
+/// Reads and writes named arrays in a project's sidecar folder.
+#[derive(Clone, Debug)]
+pub struct Sidecar {
+    dir: PathBuf,
+}
+
+impl Sidecar {
+    /// The sidecar at `dir` (created on the first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes `data` with `shape` as `name.npy` (atomically) and returns the file name.
+    pub fn write_f64(&self, name: &str, shape: &[usize], data: &[f64]) -> anyhow::Result<String> {
+        let array = ArrayD::from_shape_vec(IxDyn(shape), data.to_vec())?;
+        self.write(name, |buffer| {
+            array.write_npy(buffer).map_err(anyhow::Error::from)
+        })
+    }
+
+    /// Writes `data` (e.g. spins) with `shape` as `name.npy` and returns the file name.
+    pub fn write_i8(&self, name: &str, shape: &[usize], data: &[i8]) -> anyhow::Result<String> {
+        let array = ArrayD::from_shape_vec(IxDyn(shape), data.to_vec())?;
+        self.write(name, |buffer| {
+            array.write_npy(buffer).map_err(anyhow::Error::from)
+        })
+    }
+
+    fn write(
+        &self,
+        name: &str,
+        encode: impl FnOnce(&mut Vec<u8>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<String> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", self.dir.display()))?;
+        let file = format!("{name}.npy");
+        let mut bytes = Vec::new();
+        encode(&mut bytes)?;
+        let path = self.dir.join(&file);
+        super::write_atomic(&path, &bytes)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        Ok(file)
+    }
+
+    /// Reads `file` as f64 values with its shape.
+    pub fn read_f64(&self, file: &str) -> anyhow::Result<(Vec<usize>, Vec<f64>)> {
+        let path = self.dir.join(file);
+        let reader = std::fs::File::open(&path)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        let array = ArrayD::<f64>::read_npy(reader)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        Ok((array.shape().to_vec(), array.into_iter().collect()))
+    }
+
+    /// Reads `file` as i8 values with its shape.
+    pub fn read_i8(&self, file: &str) -> anyhow::Result<(Vec<usize>, Vec<i8>)> {
+        let path = self.dir.join(file);
+        let reader = std::fs::File::open(&path)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        let array = ArrayD::<i8>::read_npy(reader)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        Ok((array.shape().to_vec(), array.into_iter().collect()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let sidecar = Sidecar::new(dir.path().join("p.data"));
+        let file = sidecar
+            .write_f64("trace", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+            .unwrap();
+        assert_eq!(
+            sidecar.read_f64(&file).unwrap(),
+            (vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        );
+        let file = sidecar.write_i8("spins", &[2, 2], &[1, -1, -1, 1]).unwrap();
+        assert_eq!(sidecar.read_i8(&file).unwrap().1, vec![1, -1, -1, 1]);
+        let missing = sidecar.read_f64("nope.npy").unwrap_err().to_string();
+        assert!(missing.contains("nope.npy"), "{missing}");
+    }
+}

@@ -1,0 +1,315 @@
+//! The open project: its panels, sweeps and layout, and the conversions to and from the file.
+//!
+//! Used by the window (shell) and by the headless runner alike, so both read and write
+//! projects the same way.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use benchtop_compute::Progress;
+
+use crate::jobs::{Job, JobBoard, JobOutcome};
+use crate::panels::{self, Panel, PanelKind};
+use crate::project::{PaneId, PanelEntry, ProjectDoc, ProjectError, Sidecar, sidecar_dir};
+use crate::sweep::{SweepDoc, SweepPoint, SweepSupport, run_sweep};
+
+/// A sweep of the session with its running job, if any.
+pub struct SweepRun {
+    /// The sweep and its results so far.
+    pub doc: SweepDoc,
+    /// The job computing missing points.
+    pub job: Option<Job<SweepPoint, ()>>,
+    /// The last error (invalid sweep, failed start).
+    pub error: Option<String>,
+}
+
+impl SweepRun {
+    /// A sweep with no job.
+    pub fn new(doc: SweepDoc) -> Self {
+        Self {
+            doc,
+            job: None,
+            error: None,
+        }
+    }
+}
+
+/// The open project.
+pub struct Session {
+    /// The project file, once saved or opened.
+    pub path: Option<PathBuf>,
+    /// Open panels by id.
+    pub panels: BTreeMap<PaneId, Box<dyn Panel>>,
+    /// Sweeps, each belonging to a panel.
+    pub sweeps: Vec<SweepRun>,
+    /// The dock layout.
+    pub layout: egui_tiles::Tree<PaneId>,
+    next_id: u64,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Session {
+    /// An empty project.
+    pub fn new() -> Self {
+        Self {
+            path: None,
+            panels: BTreeMap::new(),
+            sweeps: Vec::new(),
+            layout: egui_tiles::Tree::empty(egui::Id::unique("benchtop_dock")),
+            next_id: 1,
+        }
+    }
+
+    /// Opens a project file.
+    pub fn open(path: &Path) -> Result<Self, ProjectError> {
+        let doc = ProjectDoc::load(path)?;
+        Self::from_doc(doc, Some(path))
+    }
+
+    /// Builds the session from a parsed document; `path` locates the sidecar and names errors.
+    pub fn from_doc(doc: ProjectDoc, path: Option<&Path>) -> Result<Self, ProjectError> {
+        let shown = path.map_or_else(|| PathBuf::from("(unsaved project)"), Path::to_path_buf);
+        let sidecar = path.map(|p| Sidecar::new(sidecar_dir(p)));
+        let mut panels = BTreeMap::new();
+        for entry in doc.panels {
+            let panel = panels::restore(entry.state, sidecar.as_ref()).map_err(|error| {
+                ProjectError::Invalid {
+                    path: shown.clone(),
+                    panel: format!("#{}", entry.id.0),
+                    key: "state".to_owned(),
+                    message: format!("{error:#}"),
+                }
+            })?;
+            if let Some(issue) = panel.validate().into_iter().next() {
+                return Err(ProjectError::Invalid {
+                    path: shown,
+                    panel: panel.title(),
+                    key: issue.key,
+                    message: issue.message,
+                });
+            }
+            panels.insert(entry.id, panel);
+        }
+        for sweep in &doc.sweeps {
+            if !panels.contains_key(&sweep.pane) {
+                return Err(ProjectError::Invalid {
+                    path: shown,
+                    panel: format!("#{}", sweep.pane.0),
+                    key: format!("sweeps[{}].pane", sweep.name),
+                    message: "the sweep refers to a panel that is not in the project".to_owned(),
+                });
+            }
+        }
+        let next_id = panels.keys().map(|id| id.0 + 1).max().unwrap_or(1);
+        let layout = match doc.layout {
+            Some(tree) if layout_matches(&tree, &panels) => tree,
+            _ => egui_tiles::Tree::new_tabs(
+                egui::Id::unique("benchtop_dock"),
+                panels.keys().copied().collect(),
+            ),
+        };
+        Ok(Self {
+            path: path.map(Path::to_path_buf),
+            panels,
+            sweeps: doc.sweeps.into_iter().map(SweepRun::new).collect(),
+            layout,
+            next_id,
+        })
+    }
+
+    /// The document for this session; panel arrays go to `sidecar` when given.
+    pub fn to_doc(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<ProjectDoc> {
+        let mut panels = Vec::new();
+        for (&id, panel) in &self.panels {
+            panels.push(PanelEntry {
+                id,
+                state: panel.save(sidecar)?,
+            });
+        }
+        Ok(ProjectDoc {
+            panels,
+            layout: Some(self.layout.clone()),
+            sweeps: self.sweeps.iter().map(|run| run.doc.clone()).collect(),
+            ..ProjectDoc::default()
+        })
+    }
+
+    /// The project text without touching the disk (for change detection).
+    pub fn to_text(&self) -> anyhow::Result<String> {
+        Ok(self.to_doc(None)?.to_text()?)
+    }
+
+    /// Saves to `path` (arrays first, then the project file atomically) and remembers the path.
+    pub fn save_as(&mut self, path: &Path) -> anyhow::Result<()> {
+        let sidecar = Sidecar::new(sidecar_dir(path));
+        let doc = self.to_doc(Some(&sidecar))?;
+        doc.save(path)?;
+        self.path = Some(path.to_path_buf());
+        Ok(())
+    }
+
+    /// Opens a new panel of `kind` as a tab and returns its id.
+    pub fn add_panel(&mut self, kind: &PanelKind) -> PaneId {
+        let id = PaneId(self.next_id);
+        self.next_id += 1;
+        self.panels.insert(id, (kind.create)());
+        let tile = self.layout.tiles.insert_pane(id);
+        match self.layout.root() {
+            Some(root) => {
+                if let Some(egui_tiles::Tile::Container(container)) =
+                    self.layout.tiles.get_mut(root)
+                {
+                    container.add_child(tile);
+                } else {
+                    let tabs = self.layout.tiles.insert_tab_tile(vec![root, tile]);
+                    self.layout.root = Some(tabs);
+                }
+            }
+            None => self.layout.root = Some(tile),
+        }
+        self.layout
+            .make_active(|_, t| matches!(t, egui_tiles::Tile::Pane(pane) if *pane == id));
+        id
+    }
+
+    /// Closes a panel, cancelling its jobs and dropping its sweeps.
+    pub fn close_panel(&mut self, id: PaneId) {
+        self.panels.remove(&id);
+        self.sweeps.retain(|run| run.doc.pane != id);
+        if let Some(tile) = self.layout.tiles.find_pane(&id) {
+            self.layout.remove_recursively(tile);
+        }
+    }
+
+    /// Collects job results of every panel and sweep.
+    pub fn poll(&mut self) {
+        for panel in self.panels.values_mut() {
+            panel.poll();
+        }
+        for run in &mut self.sweeps {
+            poll_sweep(run);
+        }
+    }
+
+    /// Whether any panel or sweep is computing.
+    pub fn is_busy(&self) -> bool {
+        self.panels.values().any(|p| p.is_busy()) || self.sweeps.iter().any(|s| s.job.is_some())
+    }
+
+    /// Starts computing the missing points of sweep `index` in the background.
+    pub fn start_sweep(&mut self, index: usize, board: &JobBoard, repaint: Option<egui::Context>) {
+        let Some(run) = self.sweeps.get_mut(index) else {
+            return;
+        };
+        let Some(panel) = self.panels.get(&run.doc.pane) else {
+            run.error = Some("the sweep's panel is closed".to_owned());
+            return;
+        };
+        start_sweep_run(run, &panel.sweep_support(), board, repaint);
+    }
+
+    /// Runs sweep `index` to completion on this thread (headless use).
+    pub fn run_sweep_blocking(
+        &mut self,
+        index: usize,
+        progress: &Progress,
+        cancel: &benchtop_compute::CancelToken,
+    ) -> anyhow::Result<()> {
+        let run = self
+            .sweeps
+            .get_mut(index)
+            .ok_or_else(|| anyhow::anyhow!("no sweep {index}"))?;
+        let panel = self
+            .panels
+            .get(&run.doc.pane)
+            .ok_or_else(|| anyhow::anyhow!("sweep `{}`: its panel is not open", run.doc.name))?;
+        let support = panel.sweep_support();
+        run.doc.validate(&support).map_err(anyhow::Error::msg)?;
+        if !run.doc.is_current(&support) {
+            run.doc.results.clear();
+            run.doc.fingerprint = support.fingerprint.clone();
+        }
+        let doc = run.doc.clone();
+        let mut points = Vec::new();
+        run_sweep(
+            &doc,
+            support.evaluator.as_ref(),
+            progress,
+            cancel,
+            |point| points.push(point),
+        )?;
+        run.doc.results.extend(points);
+        Ok(())
+    }
+}
+
+/// Starts computing the missing points of `run` in the background with `support`'s evaluator.
+/// Results computed with other panel parameters (a different fingerprint) are dropped first.
+pub fn start_sweep_run(
+    run: &mut SweepRun,
+    support: &SweepSupport,
+    board: &JobBoard,
+    repaint: Option<egui::Context>,
+) {
+    if let Err(message) = run.doc.validate(support) {
+        run.error = Some(message);
+        return;
+    }
+    if !run.doc.is_current(support) {
+        run.doc.results.clear();
+        run.doc.fingerprint = support.fingerprint.clone();
+    }
+    let doc = run.doc.clone();
+    let evaluator = std::sync::Arc::clone(&support.evaluator);
+    let name = format!("sweep: {}", doc.name);
+    match Job::spawn(name, board, repaint, move |context| {
+        run_sweep(
+            &doc,
+            evaluator.as_ref(),
+            &context.progress,
+            &context.cancel,
+            |point| {
+                context.send(point);
+            },
+        )
+    }) {
+        Ok(job) => {
+            run.job = Some(job);
+            run.error = None;
+        }
+        Err(error) => run.error = Some(error.to_string()),
+    }
+}
+
+fn poll_sweep(run: &mut SweepRun) {
+    let Some(job) = &mut run.job else { return };
+    run.doc.results.extend(job.drain_updates());
+    if let Some(outcome) = job.try_finish() {
+        run.doc.results.extend(job.drain_updates());
+        match outcome {
+            JobOutcome::Finished(()) | JobOutcome::Cancelled => {}
+            JobOutcome::Failed(message) => run.error = Some(message),
+        }
+        run.job = None;
+    }
+}
+
+fn layout_matches(
+    tree: &egui_tiles::Tree<PaneId>,
+    panels: &BTreeMap<PaneId, Box<dyn Panel>>,
+) -> bool {
+    let in_tree: Vec<PaneId> = tree
+        .tiles
+        .iter()
+        .filter_map(|(_, tile)| match tile {
+            egui_tiles::Tile::Pane(id) => Some(*id),
+            egui_tiles::Tile::Container(_) => None,
+        })
+        .collect();
+    in_tree.len() == panels.len() && in_tree.iter().all(|id| panels.contains_key(id))
+}

@@ -1,0 +1,160 @@
+//! Docked panels (egui_tiles): tabs and splits that can be dragged, rearranged and closed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::BenchtopApp;
+use crate::jobs::JobBoard;
+use crate::panels::{Panel, PanelContext};
+use crate::project::PaneId;
+use crate::session::SweepRun;
+use crate::sweep::ui::{SweepForms, sweeps_ui};
+
+/// Which part of a panel's tab is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HostView {
+    /// The panel itself.
+    #[default]
+    Panel,
+    /// Its parameter sweeps.
+    Sweeps,
+}
+
+struct DockBehavior<'a> {
+    panels: &'a mut BTreeMap<PaneId, Box<dyn Panel>>,
+    sweeps: &'a mut Vec<SweepRun>,
+    forms: &'a mut SweepForms,
+    views: &'a mut BTreeMap<PaneId, HostView>,
+    jobs: &'a JobBoard,
+    project_dir: Option<&'a Path>,
+    shared_gpu: bool,
+    render_state: Option<&'a eframe::egui_wgpu::RenderState>,
+    focused: &'a mut Option<PaneId>,
+    closed: Vec<PaneId>,
+}
+
+impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
+    fn pane_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        _tile: egui_tiles::TileId,
+        id: &mut PaneId,
+    ) -> egui_tiles::UiResponse {
+        let id = *id;
+        if ui.ui_contains_pointer() && ui.input(|i| i.pointer.any_pressed()) {
+            *self.focused = Some(id);
+        }
+        let Some(panel) = self.panels.get_mut(&id) else {
+            ui.label("This panel is no longer open.");
+            return egui_tiles::UiResponse::None;
+        };
+        let view = self.views.entry(id).or_default();
+        let sweep_count = self.sweeps.iter().filter(|s| s.doc.pane == id).count();
+        ui.horizontal(|ui| {
+            ui.selectable_value(view, HostView::Panel, "Panel");
+            ui.selectable_value(view, HostView::Sweeps, format!("Sweeps ({sweep_count})"));
+            ui.separator();
+            if ui
+                .small_button("Undo")
+                .on_hover_text("Undo the last parameter edit (Ctrl+Z)")
+                .clicked()
+            {
+                panel.undo();
+            }
+            if ui
+                .small_button("Redo")
+                .on_hover_text("Redo (Ctrl+Shift+Z)")
+                .clicked()
+            {
+                panel.redo();
+            }
+        });
+        ui.separator();
+        match *view {
+            HostView::Panel => {
+                let mut context = PanelContext {
+                    jobs: self.jobs,
+                    project_dir: self.project_dir,
+                    shared_gpu: self.shared_gpu,
+                    render_state: self.render_state,
+                };
+                panel.ui(ui, &mut context);
+            }
+            HostView::Sweeps => {
+                sweeps_ui(ui, id, panel.as_ref(), self.sweeps, self.forms, self.jobs)
+            }
+        }
+        egui_tiles::UiResponse::None
+    }
+
+    fn tab_title_for_pane(&mut self, id: &PaneId) -> egui::WidgetText {
+        self.panels
+            .get(id)
+            .map_or_else(|| "closed".into(), |panel| panel.title().into())
+    }
+
+    fn is_tab_closable(
+        &self,
+        _tiles: &egui_tiles::Tiles<PaneId>,
+        _tile: egui_tiles::TileId,
+    ) -> bool {
+        true
+    }
+
+    fn on_tab_close(
+        &mut self,
+        tiles: &mut egui_tiles::Tiles<PaneId>,
+        tile: egui_tiles::TileId,
+    ) -> bool {
+        if let Some(egui_tiles::Tile::Pane(id)) = tiles.get(tile) {
+            self.closed.push(*id);
+        }
+        true
+    }
+
+    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
+        egui_tiles::SimplificationOptions {
+            all_panes_must_have_tabs: true,
+            ..Default::default()
+        }
+    }
+}
+
+impl BenchtopApp {
+    pub(super) fn dock_ui(&mut self, ui: &mut egui::Ui) {
+        let project_dir = self
+            .session
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf);
+        let crate::session::Session {
+            panels,
+            sweeps,
+            layout,
+            ..
+        } = &mut self.session;
+        let mut behavior = DockBehavior {
+            panels,
+            sweeps,
+            forms: &mut self.sweep_forms,
+            views: &mut self.host_views,
+            jobs: &self.jobs,
+            project_dir: project_dir.as_deref(),
+            shared_gpu: self.shared_gpu,
+            render_state: self.render_state.as_ref(),
+            focused: &mut self.focused,
+            closed: Vec::new(),
+        };
+        layout.ui(&mut behavior, ui);
+        let closed = behavior.closed;
+        for id in closed {
+            self.session.panels.remove(&id);
+            self.session.sweeps.retain(|run| run.doc.pane != id);
+            self.host_views.remove(&id);
+            if self.focused == Some(id) {
+                self.focused = None;
+            }
+        }
+    }
+}

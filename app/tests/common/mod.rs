@@ -1,0 +1,62 @@
+//! The one place that builds test harnesses and snapshot options for the window.
+
+use std::time::{Duration, Instant};
+
+use benchtop::session::Session;
+use benchtop::shell::BenchtopApp;
+use egui_kittest::{Harness, SnapshotOptions};
+
+/// Window size used by every UI test.
+pub const WINDOW: egui::Vec2 = egui::vec2(1400.0, 900.0);
+
+/// A harness driving the whole window over `session`, without rendering.
+pub fn harness(session: Session) -> Harness<'static, BenchtopApp> {
+    Harness::builder()
+        .with_size(WINDOW)
+        .with_max_steps(50_000)
+        .with_context_setup(benchtop::figure::install_figure_font)
+        .build_ui_state(
+            |ui, app: &mut BenchtopApp| app.show(ui),
+            BenchtopApp::new(session),
+        )
+}
+
+/// A harness that renders with wgpu (for image snapshots), or `None` (with a note) when no
+/// adapter exists and `BENCHTOP_REQUIRE_GPU` is unset.
+pub fn rendering_harness(session: Session) -> Option<Harness<'static, BenchtopApp>> {
+    benchtop_compute::gpu::context_or_skip("rendering harness")?;
+    Some(
+        Harness::builder()
+            .with_size(WINDOW)
+            .with_max_steps(50_000)
+            .with_context_setup(benchtop::figure::install_figure_font)
+            .wgpu()
+            .build_ui_state(
+                |ui, app: &mut BenchtopApp| app.show(ui),
+                BenchtopApp::new(session),
+            ),
+    )
+}
+
+/// The snapshot tolerance every image snapshot uses: lavapipe and llvmpipe differ by a few
+/// anti-aliased pixels.
+pub fn snapshot_options() -> SnapshotOptions {
+    SnapshotOptions::new().threshold(1.0).max_failed_pixels(40)
+}
+
+/// Steps the window until no job runs (panics after `limit`).
+pub fn run_until_idle(harness: &mut Harness<'_, BenchtopApp>, limit: Duration) {
+    let started = Instant::now();
+    loop {
+        harness.step();
+        if !harness.state().session.is_busy() {
+            harness.step();
+            return;
+        }
+        assert!(
+            started.elapsed() < limit,
+            "jobs still running after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
