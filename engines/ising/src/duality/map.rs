@@ -31,6 +31,7 @@
 //! ([`DUAL_CANDIDATES`]). Candidates 3 and 4 are the other two perpendicular links but select
 //! inconsistent translations for horizontal and vertical links, so they are not a dual map.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use benchtop_compute::ComputeError;
@@ -283,38 +284,8 @@ impl DualBatch {
                 "the candidate table was built for another lattice size",
             ));
         }
-        let anchors = anchor_edges(size);
         let n = configs.len();
-        let mut quads: Vec<Quad> = Vec::with_capacity(n * anchors.len());
-        let mut link_patterns = vec![0_u32; links];
-        for config in configs {
-            if config.size() != size {
-                return Err(ComputeError::invalid(
-                    "size",
-                    format!("a dual sample has L = {}, expected {size}", config.size()),
-                ));
-            }
-            let field = LinkField::from_spins(config);
-            let values = field.values();
-            for (pattern, candidates) in link_patterns
-                .iter_mut()
-                .zip(table.chunks_exact(CANDIDATE_COUNT))
-            {
-                *pattern = candidates
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &c)| u32::from(values[c as usize] > 0.0) << k)
-                    .sum();
-            }
-            for anchor in &anchors {
-                let quad = anchor
-                    .iter()
-                    .enumerate()
-                    .map(|(edge, &link)| link_patterns[link] << (7 * edge))
-                    .sum();
-                quads.push(quad);
-            }
-        }
+        let quads = plaquette_quads(configs, size, table)?;
         let mut host_unique = quads.clone();
         host_unique.sort_unstable();
         host_unique.dedup();
@@ -335,7 +306,7 @@ impl DualBatch {
             groups.push(start..start + len);
             start += len;
         }
-        let anchors_per_sample = anchors.len();
+        let anchors_per_sample = size * size;
         let mut counts = vec![0_u64; host_unique.len()];
         let mut group_counts = vec![vec![0_u64; host_unique.len()]; groups.len()];
         let mut anchor_quads = Vec::with_capacity(quads.len());
@@ -351,6 +322,29 @@ impl DualBatch {
             #[allow(clippy::cast_possible_truncation)]
             anchor_quads.push(index as u32);
         }
+        Self::from_parts(
+            host_unique,
+            &counts,
+            &group_counts,
+            groups,
+            anchor_quads,
+            size,
+            device,
+        )
+    }
+
+    /// A batch from the distinct quadruples (ascending), their counts over all samples and
+    /// within every group, the groups, and the per-anchor indices (empty for a pooled batch).
+    fn from_parts(
+        host_unique: Vec<Quad>,
+        counts: &[u64],
+        group_counts: &[Vec<u64>],
+        groups: Vec<Range<usize>>,
+        anchor_quads: Vec<u32>,
+        size: usize,
+        device: &Device,
+    ) -> Result<Self, ComputeError> {
+        let n = groups.last().map_or(0, |g| g.end);
         let normalise = |counts: &[u64]| -> Vec<f64> {
             let total: u64 = counts.iter().sum();
             #[allow(clippy::cast_precision_loss)]
@@ -358,7 +352,7 @@ impl DualBatch {
             #[allow(clippy::cast_precision_loss)]
             counts.iter().map(|&c| c as f64 * scale).collect()
         };
-        let host_weights = normalise(&counts);
+        let host_weights = normalise(counts);
         let group_weights = if groups.len() >= 2 {
             let rows: Vec<f64> = group_counts.iter().flat_map(|c| normalise(c)).collect();
             Some(Tensor::from_vec(
@@ -509,6 +503,122 @@ impl DualBatch {
             }
         }
         sums
+    }
+}
+
+/// The pattern quadruple of every anchor of every configuration, sample by sample (anchors
+/// row-major). `table` must be the candidate table of side `size`.
+fn plaquette_quads(
+    configs: &[SpinConfig],
+    size: usize,
+    table: &[u32],
+) -> Result<Vec<Quad>, ComputeError> {
+    let links = link_count(size);
+    if table.len() != links * CANDIDATE_COUNT {
+        return Err(ComputeError::invalid(
+            "size",
+            "the candidate table was built for another lattice size",
+        ));
+    }
+    let anchors = anchor_edges(size);
+    let mut quads: Vec<Quad> = Vec::with_capacity(configs.len() * anchors.len());
+    let mut link_patterns = vec![0_u32; links];
+    for config in configs {
+        if config.size() != size {
+            return Err(ComputeError::invalid(
+                "size",
+                format!("a sample has L = {}, expected {size}", config.size()),
+            ));
+        }
+        let field = LinkField::from_spins(config);
+        let values = field.values();
+        for (pattern, candidates) in link_patterns
+            .iter_mut()
+            .zip(table.chunks_exact(CANDIDATE_COUNT))
+        {
+            *pattern = candidates
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| u32::from(values[c as usize] > 0.0) << k)
+                .sum();
+        }
+        for anchor in &anchors {
+            let quad = anchor
+                .iter()
+                .enumerate()
+                .map(|(edge, &link)| link_patterns[link] << (7 * edge))
+                .sum();
+            quads.push(quad);
+        }
+    }
+    Ok(quads)
+}
+
+/// A growing histogram of the pattern quadruples of samples of one fixed model, for the
+/// reverse direction: the given model never changes, so its samples from every step are pooled
+/// and mapped together.
+///
+/// Every quadruple is a function of the 12 spins around one plaquette up to a global flip, so
+/// the pool holds at most 2¹¹ distinct entries however many samples it has seen.
+#[derive(Clone, Debug)]
+pub struct PatternPool {
+    size: usize,
+    table: Vec<u32>,
+    counts: BTreeMap<Quad, u64>,
+    samples: usize,
+}
+
+impl PatternPool {
+    /// An empty pool for side `size`.
+    pub fn new(size: usize) -> Result<Self, ComputeError> {
+        crate::lattice::validate_size(size)?;
+        Ok(Self {
+            size,
+            table: candidate_table(size),
+            counts: BTreeMap::new(),
+            samples: 0,
+        })
+    }
+
+    /// Adds the quadruples of every anchor of `configs` (all of side `size`).
+    pub fn add(&mut self, configs: &[SpinConfig]) -> Result<(), ComputeError> {
+        for quad in plaquette_quads(configs, self.size, &self.table)? {
+            *self.counts.entry(quad).or_insert(0) += 1;
+        }
+        self.samples += configs.len();
+        Ok(())
+    }
+
+    /// Number of samples pooled so far.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Number of distinct quadruples seen so far.
+    pub fn distinct_plaquettes(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// The pool as one batch (one group, no per-sample rows: its
+    /// [`DualBatch::per_sample_correlators`] is empty).
+    pub fn batch(&self, device: &Device) -> Result<DualBatch, ComputeError> {
+        if self.samples == 0 {
+            return Err(ComputeError::invalid(
+                "samples_per_step",
+                "the pool holds no samples yet",
+            ));
+        }
+        let host_unique: Vec<Quad> = self.counts.keys().copied().collect();
+        let counts: Vec<u64> = self.counts.values().copied().collect();
+        DualBatch::from_parts(
+            host_unique,
+            &counts,
+            std::slice::from_ref(&counts),
+            std::iter::once(0..self.samples).collect(),
+            Vec::new(),
+            self.size,
+            device,
+        )
     }
 }
 
@@ -783,6 +893,48 @@ mod tests {
             .map(|&c| c as usize)
             .collect();
         assert_eq!(got, expected_v);
+    }
+
+    #[test]
+    fn pooled_batch_equals_a_batch_of_all_samples() {
+        let device = Device::Cpu;
+        let size = 6;
+        let table = candidate_table(size);
+        let cancel = CancelToken::new();
+        let first = sample_configs(size, Couplings::ising(0.6), 5, 20, 2, 7, 2, &cancel).unwrap();
+        let second = sample_configs(size, Couplings::ising(0.6), 4, 20, 2, 8, 2, &cancel).unwrap();
+        let mut pool = PatternPool::new(size).unwrap();
+        pool.add(&first).unwrap();
+        pool.add(&second).unwrap();
+        assert_eq!(pool.samples(), 9);
+        assert!(pool.distinct_plaquettes() <= 1 << 11);
+        let pooled = pool.batch(&device).unwrap();
+        let all: Vec<SpinConfig> = first.iter().chain(&second).cloned().collect();
+        let direct = DualBatch::new(&all, size, &table, &[], &device).unwrap();
+        assert_eq!(pooled.distinct_plaquettes(), direct.distinct_plaquettes());
+        let objective = MapObjective::new(size, [0.2; CORRELATOR_COUNT], 0.1, &device).unwrap();
+        let map = MapParameters {
+            logits: [0.2, -0.1, 0.9, 0.0, 0.1, 0.4, -0.3],
+            weight: -1.7,
+            bias: 2.1,
+        };
+        let noise = [0.0; CANDIDATE_COUNT];
+        let a = objective
+            .evaluate(&pooled, &map, &noise, 0.5, false, true)
+            .unwrap();
+        let b = objective
+            .evaluate(&direct, &map, &noise, 0.5, false, true)
+            .unwrap();
+        for m in 0..CORRELATOR_COUNT {
+            assert!((a.mapped[m] - b.mapped[m]).abs() < 1e-12);
+        }
+        assert!((a.loss - b.loss).abs() < 1e-12);
+        let (ga, gb) = (a.gradient.unwrap().to_vec(), b.gradient.unwrap().to_vec());
+        for (x, y) in ga.iter().zip(&gb) {
+            assert!((x - y).abs() < 1e-10);
+        }
+        assert!(a.per_sample.is_empty() && b.per_sample.len() == 9);
+        assert!(PatternPool::new(size).unwrap().batch(&device).is_err());
     }
 
     #[test]

@@ -4,18 +4,41 @@
 //! G_ψ from dual link variables to original link variables such that the 13 link correlators
 //! of the mapped dual samples match the original model's: L = (1/13) Σ_m (⟨F_m(ô)⟩_θ − F̄_m)²
 //! + penalty·softmax(e)₆. One training step:
-//! 1. draws fresh original samples (single-spin Metropolis, [`crate::single_spin`]) and folds
-//!    their correlators into the running mean F̄;
+//! 1. draws original samples (single-spin Metropolis, [`crate::single_spin`]) and folds their
+//!    correlators into the running mean F̄;
 //! 2. draws fresh dual samples at θ and evaluates the loss and ∂L/∂ψ with candle ([`map`]);
 //! 3. estimates ∂L/∂θ by the score-function identity, preconditions it with the Gauss–Newton
 //!    Hessian ([`score`]), takes an Adam step and damps it, θ ← 0.9·θ_new + 0.1·θ_prev;
 //! 4. takes an Adam step on ψ;
 //! 5. halves both learning rates after `lr_patience_steps` steps without a new best loss and
-//!    stops after `stop_patience_steps`, or at `max_steps`.
+//!    stops after `stop_patience_steps`, or at `max_steps`;
+//! 6. after the last step, estimates β̃ by a profile scan of the loss around the trajectory
+//!    average ([`Refinement`]).
+//!
+//! ## Direction
+//! [`Direction::Forward`] is the paper's setting above. For an ordered original (β > β_c)
+//! its correlators are all close to 1 and a free affine map absorbs changes of β̃ (at β = 0.8
+//! the best-fit loss changes by < 2·10⁻⁷ between 0.8 β* and 1.2 β*), so β̃ is not identified.
+//! [`Direction::Reverse`] uses that Kramers–Wannier duality is an involution: it learns θ such
+//! that the *given* model is the dual of θ. The given model's samples (pooled over all steps:
+//! the given model never changes) are mapped to θ-model links and compared with the
+//! correlators of θ's own, disordered samples, which depend strongly on θ; ∂L/∂θ flows through
+//! that target by the same score-function identity. It relies on the involution, so it is for
+//! K = 0; with K ≠ 0 use `Forward`. [`Direction::Auto`] (the default) picks `Reverse` when the
+//! original's mean link correlator at step 0 exceeds `auto_link_threshold` (1/√2, its value at
+//! the self-dual point) and K = 0, else `Forward`. Reported (w, b) are always those of the
+//! forward map (the reverse map's affine part inverted).
 //!
 //! ## Where this differs from the paper, and why (each is a parameter)
 //! Measured in release mode on a 2-core CPU, the paper's recipe at the paper's L = 8 lands
 //! 10–170 % away from β* in the few thousand steps a desktop run affords. The defaults add:
+//! - `direction`: the reverse direction for ordered originals (above);
+//! - `refine_*`: the reported β̃ is the vertex of a parabola through a profile scan of the
+//!   loss (map re-fitted at every point, common random numbers, inverse-variance weights of
+//!   the 13 correlators, cross-chain unbiased loss), with a jackknife error over chains; the
+//!   scan draws more samples when the scanned model is deeply ordered and repeats until the
+//!   error is below `refine_tolerance` (see [`Refinement`]). The trajectory average is kept
+//!   in [`DualityResult::trajectory_dual_beta`];
 //! - `precondition_with_map`: the θ step solves the joint Gauss–Newton system of (θ, w, b) and
 //!   keeps the θ part (a Schur complement), so θ moves along the valley in which (β̃, w, b)
 //!   compensate each other instead of crawling across it;
@@ -26,24 +49,29 @@
 //!   region on the direction fed to Adam (rare huge Gauss–Newton steps otherwise inflate Adam's
 //!   second moment for hundreds of steps);
 //! - `calibrate_bias`: b starts at F̄_link − w₀⟨x⟩ instead of 0.75, which avoids the early
-//!   collapse to the constant map ô ≡ c for ordered originals;
+//!   collapse to the constant map ô ≡ c;
 //! - `coupling_warmup_steps`: θ is held while the attention organises;
 //! - `loss_smoothing_steps`: the plateau schedule watches the median of recent losses (the
 //!   per-step loss is heavy-tailed);
+//! - the original model's chains persist from step to step (it never changes; one warm-up);
+//!   the dual model's chains are fresh every step, as in the paper;
 //! - L = 24 (the paper: 8): the periodic torus shifts the best β̃ at β_c by −9.5 % at L = 8.
 //!
-//! Limits (measured): β ≤ β_c is recovered to a few per cent; for β > β_c the original's
-//! correlators are all close to 1 and the loss over (β̃, w, b) has a nearly flat valley (at
-//! β = 0.8, L = 16 the best-fit loss changes by < 2·10⁻⁷ between 0.8 β* and 1.2 β*), so β̃ is
-//! barely identifiable from the 13 correlators at desktop sample sizes.
+//! Limits (measured, L = 24): the periodic torus is not exactly self-dual, which shifts the
+//! profile minimum at β_c by about −1 % (−1.8 % at L = 24 for the forward exact-form map; the
+//! reverse direction measures about −1 %); it falls off quickly away from β_c. For β = 0.1 the
+//! dual is deeply ordered and all information sits in rare flipped spins, so the scan needs
+//! about ten times more samples there (it sizes itself from the dual's link correlator).
 //!
 //! For K = 0 the answer is known (Kramers–Wannier): β̃ = β* with sinh 2β·sinh 2β* = 1, one-hot
 //! attention on the crossing dual link (candidate 2 or, equivalently, 5; see [`map`]),
-//! w = −1/sinh 2β and b = coth 2β. For K ≠ 0 there is no exact dual in this family;
-//! [`residual_loss_map`] scans (β̃, K̃) and reports how well the best map does at each point.
+//! w = −1/sinh 2β and b = coth 2β. It is used only in tests and reports, never in training.
+//! For K ≠ 0 there is no exact dual in this family; [`residual_loss_map`] scans (β̃, K̃) and
+//! reports how well the best map does at each point.
 
 mod adam;
 pub mod map;
+mod refine;
 mod residual_map;
 pub mod score;
 mod trainer;
@@ -57,11 +85,43 @@ use crate::links::CORRELATOR_COUNT;
 
 pub use adam::Adam;
 pub use map::{CANDIDATE_COUNT, CANDIDATE_NAMES, DUAL_CANDIDATES, MapParameters, SELF_CANDIDATE};
+pub use refine::{MAX_SCAN_ROUNDS, Refinement};
 pub use residual_map::{MAX_GRID_SIDE, ResidualMap, TARGET_SAMPLE_FACTOR, residual_loss_map};
 pub use trainer::DualityTrainer;
 
 /// Largest lattice side the duality trainer accepts.
 pub const MAX_DUALITY_SIZE: usize = 32;
+
+/// Most points of the final profile scan.
+pub const MAX_REFINE_POINTS: usize = 15;
+
+/// Which model's samples the map reads.
+///
+/// Kramers–Wannier duality is an involution (the dual of the dual is the original), which the
+/// reverse direction relies on: it is meant for K = 0; with K ≠ 0 use `Forward`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Direction {
+    /// The paper's direction: dual samples at θ are mapped to original links and compared with
+    /// the original model's correlators F̄.
+    Forward,
+    /// The original is treated as the dual of the learned model θ: the original's samples
+    /// (pooled over all steps, since the original never changes) are mapped to θ-model links
+    /// and compared with the correlators of θ's own samples; ∂L/∂θ flows through that target
+    /// by the same score-function identity. For an ordered original, whose correlators are all
+    /// close to 1 and barely depend on β̃ through a free affine map, the disordered θ model's
+    /// correlators depend strongly on θ, so β̃ is well identified.
+    ///
+    /// With θ free, the reverse loss has a trivial minimum: a frozen learned model (θ → ∞, all
+    /// correlators 1) matched by the constant map ô ≡ 1. The learned model is therefore kept on
+    /// the disordered side: it starts at `reverse_initial_dual_beta`, and whenever its measured
+    /// link correlator exceeds `auto_link_threshold` the ceiling on β̃ drops to 98 % of that
+    /// step's β̃ (a ratchet learned from the data, not from the known answer).
+    Reverse,
+    /// `Reverse` when the original looks ordered at step 0 (mean link correlator above
+    /// `auto_link_threshold`), else `Forward`.
+    #[default]
+    Auto,
+}
 
 /// Largest memory the per-step candidate tensor (N × 2L² × 7 f64) may take, in bytes.
 pub const MAX_BATCH_BYTES: usize = 512 << 20;
@@ -147,6 +207,45 @@ pub struct DualityParams {
     pub averaging_window: usize,
     /// Adam steps of the map fit at every grid point of [`residual_loss_map`].
     pub map_fit_steps: usize,
+    /// Which model's samples are mapped (see [`Direction`]); `Auto` decides from the
+    /// original's samples at step 0.
+    pub direction: Direction,
+    /// `Auto` picks `Reverse` when the original's mean link correlator ⟨s_i s_j⟩ at step 0
+    /// exceeds this (default 1/√2, the value at the self-dual point: above it the original is
+    /// on the ordered side).
+    pub auto_link_threshold: f64,
+    /// Starting β̃ in the reverse direction (its learned model must be disordered; see
+    /// [`Direction::Reverse`]).
+    pub reverse_initial_dual_beta: f64,
+    /// Original-model samples per step in the reverse direction (they are pooled over all
+    /// steps, so fewer than `samples_per_step` suffice).
+    pub reverse_pool_samples_per_step: usize,
+    /// Points of the final profile scan of β̃ (0 = no refinement; otherwise at least 3, see
+    /// [`Refinement`]).
+    pub refine_points: usize,
+    /// Spacing of the scan points relative to the centre, (β̃_{k+1} − β̃_k)/β̃_centre.
+    pub refine_spacing: f64,
+    /// Least samples of the scanned model drawn at every scan point.
+    pub refine_samples: usize,
+    /// The scan draws enough samples for about this many fluctuating links: N = this /
+    /// (2L²·(1 − ⟨o⟩²)) with ⟨o⟩ the scanned model's mean link at the end of training, clamped
+    /// to [`refine_samples`, `refine_max_samples`]. A deeply ordered scanned model (the dual
+    /// of a very disordered original) has rare flipped spins that carry all of its
+    /// information, so it needs many more samples than a disordered one.
+    pub refine_link_fluctuations: f64,
+    /// Most samples per scan point.
+    pub refine_max_samples: usize,
+    /// Relative error of β̃ the scan aims for: a scan whose jackknife error exceeds this
+    /// fraction of its vertex repeats around the vertex with more samples (up to
+    /// `refine_max_samples` and [`MAX_SCAN_ROUNDS`] scans).
+    pub refine_tolerance: f64,
+    /// Independent chains per scan point (the sample groups of the unbiased loss and the
+    /// jackknife; at least 3).
+    pub refine_chains: usize,
+    /// Weight every correlator of the scan's loss by the inverse variance of its residual
+    /// (estimated between chains at the scan's centre); `false` weights them equally, as the
+    /// training loss does.
+    pub refine_weighted: bool,
 }
 
 impl Default for DualityParams {
@@ -157,15 +256,16 @@ impl Default for DualityParams {
         // - 100 samples from 4 chains: the unbiased loss compares chains, and 4 groups are far
         //   less noisy than 2; 100 warm-up sweeps per chain, because 50 leave a cold-start bias
         //   near β_c at this size;
-        // - the map organises while θ is held for 150 steps, then both train; a run takes
-        //   0.5–1.5 k steps (5–12 s).
+        // - the map organises while θ is held for 150 steps, then both train for at most 700
+        //   steps; the final scan reports β̃ (a whole run takes 6–14 s at L = 24, the 9-point
+        //   β sweep of projects/ising-kramers-wannier.ron about 75 s, release, 2 cores).
         Self {
             size: 24,
             beta: 0.3,
             plaquette: 0.0,
             learn_plaquette: false,
             samples_per_step: 100,
-            max_steps: 1500,
+            max_steps: 700,
             learning_rate: 0.01,
             map_learning_rate: 0.05,
             penalty: 0.1,
@@ -193,6 +293,18 @@ impl Default for DualityParams {
             stop_patience_steps: 200,
             averaging_window: 200,
             map_fit_steps: 300,
+            direction: Direction::Auto,
+            auto_link_threshold: std::f64::consts::FRAC_1_SQRT_2,
+            reverse_initial_dual_beta: 0.1,
+            reverse_pool_samples_per_step: 100,
+            refine_points: 5,
+            refine_spacing: 0.03,
+            refine_samples: 800,
+            refine_link_fluctuations: 8000.0,
+            refine_max_samples: 12_000,
+            refine_tolerance: 0.004,
+            refine_chains: 8,
+            refine_weighted: true,
         }
     }
 }
@@ -376,6 +488,108 @@ impl DualityParams {
                 return Err(ComputeError::invalid(key, "must be at least 1"));
             }
         }
+        if !(self.auto_link_threshold.is_finite()
+            && self.auto_link_threshold > 0.0
+            && self.auto_link_threshold < 1.0)
+        {
+            return Err(ComputeError::invalid(
+                "auto_link_threshold",
+                format!(
+                    "a link correlator threshold must be in (0, 1) (got {})",
+                    self.auto_link_threshold
+                ),
+            ));
+        }
+        if !(self.reverse_initial_dual_beta.is_finite()
+            && self.reverse_initial_dual_beta >= 0.0
+            && self.reverse_initial_dual_beta <= MAX_DUAL_BETA)
+        {
+            return Err(ComputeError::invalid(
+                "reverse_initial_dual_beta",
+                format!(
+                    "the starting β̃ must be in [0, {MAX_DUAL_BETA}] (got {})",
+                    self.reverse_initial_dual_beta
+                ),
+            ));
+        }
+        if self.reverse_pool_samples_per_step < self.chains {
+            return Err(ComputeError::invalid(
+                "reverse_pool_samples_per_step",
+                format!(
+                    "need at least one sample per chain ({} chains, got {})",
+                    self.chains, self.reverse_pool_samples_per_step
+                ),
+            ));
+        }
+        if self.refine_points > 0 {
+            if self.refine_points < 3 || self.refine_points > MAX_REFINE_POINTS {
+                return Err(ComputeError::invalid(
+                    "refine_points",
+                    format!(
+                        "a parabola needs 3 to {MAX_REFINE_POINTS} scan points, or 0 for no \
+                         refinement (got {})",
+                        self.refine_points
+                    ),
+                ));
+            }
+            positive("refine_spacing", self.refine_spacing, 0.2)?;
+            positive("refine_tolerance", self.refine_tolerance, 1.0)?;
+            if self.refine_chains < 3 {
+                return Err(ComputeError::invalid(
+                    "refine_chains",
+                    format!(
+                        "the scan's unbiased loss and jackknife need at least 3 chains (got {})",
+                        self.refine_chains
+                    ),
+                ));
+            }
+            if self.refine_samples < self.refine_chains {
+                return Err(ComputeError::invalid(
+                    "refine_samples",
+                    format!(
+                        "need at least one sample per chain ({} chains, got {})",
+                        self.refine_chains, self.refine_samples
+                    ),
+                ));
+            }
+            if self.refine_max_samples < self.refine_samples {
+                return Err(ComputeError::invalid(
+                    "refine_max_samples",
+                    format!(
+                        "the cap {} is below refine_samples = {}",
+                        self.refine_max_samples, self.refine_samples
+                    ),
+                ));
+            }
+            // A forward scan keeps every point's batch (4 bytes per site and sample) and
+            // builds each from the spins and two pattern lists (about 16 more, transiently).
+            let bytes = self
+                .refine_max_samples
+                .saturating_mul(self.size * self.size)
+                .saturating_mul(4 * self.refine_points + 16);
+            if bytes > MAX_BATCH_BYTES {
+                return Err(ComputeError::invalid(
+                    "refine_max_samples",
+                    format!(
+                        "{} samples of L = {} need {} MiB; keep it under {} MiB",
+                        self.refine_max_samples,
+                        self.size,
+                        bytes >> 20,
+                        MAX_BATCH_BYTES >> 20
+                    ),
+                ));
+            }
+            if !(self.refine_link_fluctuations.is_finite() && self.refine_link_fluctuations >= 0.0)
+            {
+                return Err(ComputeError::invalid(
+                    "refine_link_fluctuations",
+                    format!(
+                        "must be finite and ≥ 0 (got {})",
+                        self.refine_link_fluctuations
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -460,10 +674,11 @@ pub struct DualityStep {
     pub dual_beta: f64,
     /// K̃ at which this step's dual samples were drawn.
     pub dual_plaquette: f64,
-    /// The loss of this step (fit + penalty).
+    /// The loss of this step (fit + penalty; in the reverse direction it compares the mapped
+    /// original pool with the learned model's correlators).
     pub loss: f64,
-    /// The fit part that is optimised: the split-half estimate of (1/13) Σ_m δ_m² (can be
-    /// slightly negative) or the plain one (see `split_half_loss`).
+    /// The fit part: the cross-chain estimate of (1/13) Σ_m δ_m² (can be slightly negative)
+    /// or the plain one (see `unbiased_loss`).
     pub fit_loss: f64,
     /// The plain (1/13) Σ_m δ_m² of this step's whole batch, for display.
     pub plain_fit_loss: f64,
@@ -471,9 +686,9 @@ pub struct DualityStep {
     pub penalty_term: f64,
     /// Noise-free attention softmax(e/τ) of the map used in this step.
     pub attention: Vec<f64>,
-    /// Map slope w used in this step.
+    /// Map slope w used in this step (forward convention: dual → original links).
     pub w: f64,
-    /// Map offset b used in this step.
+    /// Map offset b used in this step (forward convention).
     pub b: f64,
     /// Coupling learning rate in this step.
     pub learning_rate: f64,
@@ -483,24 +698,31 @@ pub struct DualityStep {
     pub tau: f64,
     /// Running mean F̄ of the original model's correlators.
     pub target_correlators: [f64; CORRELATOR_COUNT],
-    /// ⟨F_m(ô)⟩ of the mapped dual samples in this step.
+    /// ⟨F_m(ô)⟩ of this step's dual samples mapped to original links (in the reverse
+    /// direction: through the inverted affine map, for display; the loss compares the mapped
+    /// original pool with the learned model's correlators instead).
     pub mapped_correlators: [f64; CORRELATOR_COUNT],
 }
 
 /// The outcome of a training run.
+///
+/// `dual_beta` is the vertex of the final profile scan when it converged (its jackknife error
+/// in `dual_beta_error`, and w, b the scan's re-fitted map interpolated there); otherwise the
+/// trajectory average over the final window (its spread as the error). (w, b) are always in the
+/// forward convention ô_original = w·x_dual + b, whichever direction was trained.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DualityResult {
-    /// Mean β̃ over the final `averaging_window` steps.
+    /// The learned β̃ (see the type's docs).
     pub dual_beta: f64,
-    /// Standard deviation of β̃ over that window.
+    /// Its error: the scan's jackknife error, or the spread over the window.
     pub dual_beta_error: f64,
     /// Mean K̃ over the window.
     pub dual_plaquette: f64,
     /// Standard deviation of K̃ over the window.
     pub dual_plaquette_error: f64,
-    /// Mean map slope w over the window.
+    /// Map slope w (forward convention): at the scan's vertex, else the window mean.
     pub w: f64,
-    /// Mean map offset b over the window.
+    /// Map offset b (forward convention): at the scan's vertex, else the window mean.
     pub b: f64,
     /// Final noise-free attention softmax(e/τ).
     pub attention: Vec<f64>,
@@ -516,6 +738,14 @@ pub struct DualityResult {
     pub target_correlators: [f64; CORRELATOR_COUNT],
     /// Mean mapped correlators over the window.
     pub mapped_correlators: [f64; CORRELATOR_COUNT],
+    /// The direction used (`Forward` or `Reverse`; `Auto` only before any step).
+    pub direction: Direction,
+    /// Mean β̃ of the training trajectory over the final `averaging_window` steps.
+    pub trajectory_dual_beta: f64,
+    /// Standard deviation of β̃ over that window.
+    pub trajectory_dual_beta_error: f64,
+    /// The final profile scan, when `refine_points` > 0 and training has finished.
+    pub refinement: Option<Refinement>,
 }
 
 /// Trains to the end (finished or stopped early), reporting progress per step.
