@@ -632,6 +632,17 @@ impl DualityTab {
                 result.dual_beta,
                 result.dual_beta_error
             ));
+            ui.label(format!(
+                "Direction: {:?}; training average β̃ = {:.4} ± {:.4}{}",
+                result.direction,
+                result.trajectory_dual_beta,
+                result.trajectory_dual_beta_error,
+                if result.refinement.is_some() {
+                    "; reported β̃ from the final profile scan of the loss"
+                } else {
+                    ""
+                }
+            ));
         }
     }
 
@@ -743,6 +754,16 @@ impl DualityTab {
                 "final_loss": r.final_loss,
                 "steps": r.steps,
                 "stopped_early": r.stopped_early,
+                "direction": r.direction,
+                "trajectory_dual_beta": r.trajectory_dual_beta,
+                "trajectory_dual_beta_error": r.trajectory_dual_beta_error,
+                "profile_scan": r.refinement.as_ref().map(|f| serde_json::json!({
+                    "dual_betas": f.dual_betas,
+                    "losses": f.losses,
+                    "converged": f.converged,
+                    "rounds": f.rounds,
+                    "samples": f.samples,
+                })),
             })
         });
         let map = self.residual.as_ref().map(|m| {
