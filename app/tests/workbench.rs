@@ -344,6 +344,7 @@ fn every_project_runs_headless() {
             "ising-kramers-wannier" => check_kramers_wannier(out.path()),
             "ising-phase-transition" => check_phase_transition(out.path()),
             "weather-spectra-analytic" => spectra::check_analytic_sweep(out.path()),
+            "weather-spectra-learned" => spectra::check_learned(&summary),
             _ => {}
         }
     }

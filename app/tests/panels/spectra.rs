@@ -246,3 +246,34 @@ pub fn check_analytic_sweep(out: &Path) {
         );
     }
 }
+
+/// The learned experiment: at the longest lead the AMSE-trained forecaster resolves finer
+/// scales than the MSE-trained one, and the MSE forecaster's resolution falls with lead time.
+pub fn check_learned(summary: &serde_json::Value) {
+    let leads = summary["panels"][0]["summary"]["learned"]["leads"]
+        .as_array()
+        .expect("evaluated leads");
+    assert!(leads.len() >= 2, "{leads:?}");
+    // The first k where R_k² ≤ 0.75; none means every resolved scale keeps its amplitude.
+    let k = |lead: &serde_json::Value, net: &str| {
+        lead[net]["resolution"]["dissipation_k"]
+            .as_u64()
+            .unwrap_or(u64::MAX)
+    };
+    let (first, last) = (&leads[0], &leads[leads.len() - 1]);
+    assert!(
+        k(last, "amse") > k(last, "mse"),
+        "at {} h: AMSE k {} vs MSE k {}",
+        last["lead_h"],
+        k(last, "amse"),
+        k(last, "mse")
+    );
+    assert!(
+        k(last, "mse") <= k(first, "mse"),
+        "MSE resolution from {} h to {} h: k {} → {}",
+        first["lead_h"],
+        last["lead_h"],
+        k(first, "mse"),
+        k(last, "mse")
+    );
+}
