@@ -535,6 +535,11 @@ fn linear_marks(input: &GridInput, label_px: f64) -> Vec<GridMark> {
 /// Tick label text for a grid mark.
 fn axis_label(axis: &AxisView, mark: GridMark, range: &std::ops::RangeInclusive<f64>) -> String {
     let v = mark.value;
+    // egui_plot draws the label of every mark it is given, even one outside the axis, where
+    // it lands on whatever is next to the plot.
+    if !range.contains(&v) {
+        return String::new();
+    }
     if let Some(names) = &axis.categories {
         let i = v.round();
         return if (v - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < names.len() {
