@@ -364,6 +364,11 @@ impl LearnedTab {
                 .speed(1e-4)
                 .range(1e-6..=1.0),
         );
+        labelled(
+            ui,
+            "Resolution searched from k ≥",
+            egui::DragValue::new(&mut f.resolution_min_k).range(1..=85),
+        );
         labelled(ui, "Seed", egui::DragValue::new(&mut params.learned_seed));
         if let Some(job) = &self.job {
             if job_progress(ui, job.info(), "Stop training") {
@@ -412,6 +417,11 @@ impl LearnedTab {
                     }
                 });
             ui.label("Effective resolution: first k where R_k² ≤ 0.75.");
+            ui.label(format!(
+                "Searched from k = {}: below it the small networks' large-scale amplitudes \
+                 wander for both losses alike.",
+                params.learned.resolution_min_k
+            ));
         }
     }
 
