@@ -723,23 +723,27 @@ type NetcdfWork = Box<dyn FnOnce() + Send>;
 /// initialises it, and reading a NetCDF-4 file probes for optional attributes, which HDF5
 /// reports on stderr from any other thread (hundreds of lines per file in a job thread).
 /// Keeping every call on one thread keeps stderr clean; the library serialises calls anyway.
-fn on_netcdf_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+fn on_netcdf_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ComputeError> + Send + 'static,
+) -> Result<T, ComputeError> {
     use std::sync::mpsc::{Sender, channel};
     use std::sync::{Mutex, OnceLock};
-    static QUEUE: OnceLock<Mutex<Sender<NetcdfWork>>> = OnceLock::new();
+    static QUEUE: OnceLock<Option<Mutex<Sender<NetcdfWork>>>> = OnceLock::new();
+    let lost = |what: &str| ComputeError::Numerical(format!("the NetCDF reader thread {what}"));
     let queue = QUEUE.get_or_init(|| {
         let (sender, receiver) = channel::<NetcdfWork>();
         std::thread::Builder::new()
             .name("netcdf".into())
             .spawn(move || {
                 for job in receiver {
-                    // A panicking call loses its reply (its caller then panics), not the thread.
+                    // A panicking call loses its reply (its caller gets an error), not the thread.
                     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                 }
             })
-            .expect("the NetCDF thread starts");
-        Mutex::new(sender)
+            .ok()
+            .map(|_| Mutex::new(sender))
     });
+    let queue = queue.as_ref().ok_or_else(|| lost("could not start"))?;
     let (reply, result) = channel();
     let job: NetcdfWork = Box::new(move || {
         let _ = reply.send(work());
@@ -748,10 +752,10 @@ fn on_netcdf_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .send(job)
-        .expect("the NetCDF thread runs for the life of the process");
+        .map_err(|_| lost("has stopped"))?;
     result
         .recv()
-        .expect("the NetCDF thread answers every call (a panic there is a bug)")
+        .map_err(|_| lost("failed while reading (a bug: please report it)"))?
 }
 
 fn load_netcdf_here(path: &Path, options: &LoadOptions) -> Result<Field, ComputeError> {
