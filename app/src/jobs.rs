@@ -115,6 +115,21 @@ pub enum JobOutcome<R> {
     Failed(String),
 }
 
+impl<R> JobOutcome<R> {
+    /// The result of a finished job; a failure's message goes to `error` (a cancelled job
+    /// gives neither).
+    pub fn result_or_record(self, error: &mut Option<String>) -> Option<R> {
+        match self {
+            Self::Finished(result) => Some(result),
+            Self::Cancelled => None,
+            Self::Failed(message) => {
+                *error = Some(message);
+                None
+            }
+        }
+    }
+}
+
 /// A background computation producing streamed updates `U` and a result `R`.
 #[derive(Debug)]
 pub struct Job<U, R> {

@@ -61,6 +61,26 @@ pub struct SweepParam {
     pub integer: bool,
 }
 
+impl SweepParam {
+    /// A parameter `key` shown as `label`, currently `current`, accepted in [`min`, `max`].
+    pub fn new(key: &str, label: &str, current: f64, min: f64, max: f64, integer: bool) -> Self {
+        Self {
+            key: key.into(),
+            label: label.into(),
+            current,
+            min,
+            max,
+            integer,
+        }
+    }
+}
+
+/// A swept value as a count (lattice sizes, steps): rounded, negative values as 0.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+pub fn as_count(value: f64) -> usize {
+    value.round().max(0.0) as usize
+}
+
 /// A scalar output a sweep can record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepOutput {
@@ -68,6 +88,16 @@ pub struct SweepOutput {
     pub key: String,
     /// Sentence-case label.
     pub label: String,
+}
+
+impl SweepOutput {
+    /// An output `key` shown as `label`.
+    pub fn new(key: &str, label: &str) -> Self {
+        Self {
+            key: key.into(),
+            label: label.into(),
+        }
+    }
 }
 
 /// An exact or analytic curve drawn with a sweep's results (e.g. Onsager's solution).
@@ -81,6 +111,32 @@ pub struct ReferenceCurve {
     pub label: String,
     /// The curve's points.
     pub points: Vec<(f64, f64)>,
+}
+
+impl ReferenceCurve {
+    /// `f` sampled at 201 points over [`low`, `high`] (positive arguments and finite values
+    /// only).
+    pub fn sample(
+        param: &str,
+        output: &str,
+        label: &str,
+        low: f64,
+        high: f64,
+        f: &dyn Fn(f64) -> f64,
+    ) -> Self {
+        let points = (0..=200)
+            .map(|i| low + (high - low) * f64::from(i) / 200.0)
+            .filter(|&x| x > 0.0)
+            .map(|x| (x, f(x)))
+            .filter(|(_, y)| y.is_finite())
+            .collect();
+        Self {
+            param: param.into(),
+            output: output.into(),
+            label: label.into(),
+            points,
+        }
+    }
 }
 
 /// Gives the reference curve for (parameter, output) over [low, high], if there is one.

@@ -13,7 +13,7 @@ use super::figures::{
 };
 use super::{ENGINE, SavedResults, SpectraParams};
 use crate::figure::{Bars, Colormap, Figure, FigureViewState, Line, Scale, Subplot, show_figure};
-use crate::jobs::{Job, JobOutcome};
+use crate::jobs::Job;
 use crate::panels::{DataTable, PanelContext, PanelFigure, from_json, to_json};
 use crate::project::Sidecar;
 use crate::widgets::{job_progress, labelled};
@@ -112,10 +112,8 @@ impl AnalyticTab {
             }
             if let Some(outcome) = job.try_finish() {
                 self.job = None;
-                match outcome {
-                    JobOutcome::Finished(result) => self.result = Some(result),
-                    JobOutcome::Cancelled => {}
-                    JobOutcome::Failed(message) => self.error = Some(message),
+                if let Some(result) = outcome.result_or_record(&mut self.error) {
+                    self.result = Some(result);
                 }
             }
         }

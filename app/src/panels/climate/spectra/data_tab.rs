@@ -14,7 +14,7 @@ use super::figures::{
 };
 use super::{ENGINE, SavedResults, SpectraParams};
 use crate::figure::{Colormap, Figure, FigureViewState, show_figure};
-use crate::jobs::{Job, JobOutcome};
+use crate::jobs::Job;
 use crate::panels::{DataTable, PanelContext, PanelFigure, from_json, to_json};
 use crate::project::Sidecar;
 use crate::widgets::{job_progress, labelled};
@@ -88,10 +88,8 @@ impl DataTab {
             && let Some(outcome) = job.try_finish()
         {
             self.job = None;
-            match outcome {
-                JobOutcome::Finished(loaded) => self.loaded = Some(loaded),
-                JobOutcome::Cancelled => {}
-                JobOutcome::Failed(message) => self.error = Some(message),
+            if let Some(loaded) = outcome.result_or_record(&mut self.error) {
+                self.loaded = Some(loaded);
             }
         }
     }

@@ -16,7 +16,7 @@ use super::{ENGINE, SavedResults, SpectraParams, SpectraView};
 use crate::figure::{
     Colormap, Figure, FigureViewState, Line, Marker, Scale, Scatter, Subplot, show_figure,
 };
-use crate::jobs::{Job, JobOutcome};
+use crate::jobs::Job;
 use crate::panels::{DataTable, PanelContext, PanelFigure, from_json, to_json};
 use crate::project::Sidecar;
 use crate::widgets::{job_progress, labelled};
@@ -157,10 +157,8 @@ impl LearnedTab {
             self.absorb(late);
             if let Some(outcome) = outcome {
                 self.job = None;
-                match outcome {
-                    JobOutcome::Finished(result) => self.result = Some(result),
-                    JobOutcome::Cancelled => {}
-                    JobOutcome::Failed(message) => self.error = Some(message),
+                if let Some(result) = outcome.result_or_record(&mut self.error) {
+                    self.result = Some(result);
                 }
             }
         }

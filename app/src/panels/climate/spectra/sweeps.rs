@@ -12,25 +12,9 @@ use benchtop_spectra::synthetic::SpectrumShape;
 use benchtop_spectra::wavelength_km;
 
 use super::SpectraParams;
-use crate::sweep::{ReferenceCurve, SweepEvaluator, SweepOutput, SweepParam, SweepSupport};
-
-fn param(key: &str, label: &str, current: f64, min: f64, max: f64, integer: bool) -> SweepParam {
-    SweepParam {
-        key: key.into(),
-        label: label.into(),
-        current,
-        min,
-        max,
-        integer,
-    }
-}
-
-fn output(key: &str, label: &str) -> SweepOutput {
-    SweepOutput {
-        key: key.into(),
-        label: label.into(),
-    }
-}
+use crate::sweep::{
+    ReferenceCurve, SweepEvaluator, SweepOutput, SweepParam, SweepSupport, as_count,
+};
 
 /// The spectral slope of a power-law spectrum (NaN for a table).
 fn slope(params: &AnalyticParams) -> f64 {
@@ -45,7 +29,7 @@ fn slope(params: &AnalyticParams) -> f64 {
 pub(super) fn support(params: &SpectraParams) -> SweepSupport {
     #[allow(clippy::cast_precision_loss)]
     let params_list = vec![
-        param(
+        SweepParam::new(
             "analytic.k_c",
             "Analytic: decorrelation scale k_c",
             params.analytic.k_c,
@@ -53,7 +37,7 @@ pub(super) fn support(params: &SpectraParams) -> SweepSupport {
             1e6,
             false,
         ),
-        param(
+        SweepParam::new(
             "analytic.lmax",
             "Analytic: largest wavenumber",
             params.analytic.lmax as f64,
@@ -61,7 +45,7 @@ pub(super) fn support(params: &SpectraParams) -> SweepSupport {
             1023.0,
             true,
         ),
-        param(
+        SweepParam::new(
             "analytic.slope",
             "Analytic: spectral slope",
             slope(&params.analytic),
@@ -69,7 +53,7 @@ pub(super) fn support(params: &SpectraParams) -> SweepSupport {
             10.0,
             false,
         ),
-        param(
+        SweepParam::new(
             "learned.lead_h",
             "Learned: lead time per step (h)",
             params.learned.lead_h,
@@ -77,7 +61,7 @@ pub(super) fn support(params: &SpectraParams) -> SweepSupport {
             240.0,
             false,
         ),
-        param(
+        SweepParam::new(
             "learned.train_steps",
             "Learned: training steps",
             params.learned.train_steps as f64,
@@ -85,7 +69,7 @@ pub(super) fn support(params: &SpectraParams) -> SweepSupport {
             1e7,
             true,
         ),
-        param(
+        SweepParam::new(
             "learned.lmax",
             "Learned: model truncation",
             params.learned.model.lmax as f64,
@@ -95,39 +79,39 @@ pub(super) fn support(params: &SpectraParams) -> SweepSupport {
         ),
     ];
     let outputs = vec![
-        output(
+        SweepOutput::new(
             "analytic.resolution_k_mse",
             "Effective resolution k, MSE-optimal",
         ),
-        output(
+        SweepOutput::new(
             "analytic.resolution_k_amse",
             "Effective resolution k, AMSE-optimal",
         ),
-        output(
+        SweepOutput::new(
             "analytic.resolution_km_mse",
             "Effective resolution (km), MSE-optimal",
         ),
-        output(
+        SweepOutput::new(
             "analytic.resolution_km_amse",
             "Effective resolution (km), AMSE-optimal",
         ),
-        output("analytic.mean_gain_mse", "Mean gain g_k, MSE fit"),
-        output("analytic.mean_gain_amse", "Mean gain g_k, AMSE fit"),
-        output("analytic.mse_of_mse_fit", "MSE of the MSE-optimal forecast"),
-        output(
+        SweepOutput::new("analytic.mean_gain_mse", "Mean gain g_k, MSE fit"),
+        SweepOutput::new("analytic.mean_gain_amse", "Mean gain g_k, AMSE fit"),
+        SweepOutput::new("analytic.mse_of_mse_fit", "MSE of the MSE-optimal forecast"),
+        SweepOutput::new(
             "analytic.mse_of_amse_fit",
             "MSE of the AMSE-optimal forecast",
         ),
-        output(
+        SweepOutput::new(
             "learned.resolution_km_mse",
             "Effective resolution (km), MSE-trained, longest lead",
         ),
-        output(
+        SweepOutput::new(
             "learned.resolution_km_amse",
             "Effective resolution (km), AMSE-trained, longest lead",
         ),
-        output("learned.rmse_mse", "RMSE, MSE-trained, longest lead"),
-        output("learned.rmse_amse", "RMSE, AMSE-trained, longest lead"),
+        SweepOutput::new("learned.rmse_mse", "RMSE, MSE-trained, longest lead"),
+        SweepOutput::new("learned.rmse_amse", "RMSE, AMSE-trained, longest lead"),
     ];
     let mut base = params.clone();
     base.analytic_seed = 0;
@@ -196,29 +180,13 @@ fn reference(
         ),
         _ => return None,
     };
-    let points = (0..=200)
-        .map(|i| low + (high - low) * f64::from(i) / 200.0)
-        .filter(|&x| x > 0.0)
-        .map(|x| (x, f(x)))
-        .filter(|(_, y)| y.is_finite())
-        .collect();
-    Some(ReferenceCurve {
-        param: param.into(),
-        output: output.into(),
-        label: label.into(),
-        points,
-    })
+    Some(ReferenceCurve::sample(param, output, label, low, high, &f))
 }
 
 /// Computes the analytic and learned outputs for one sweep point.
 struct SpectraEvaluator {
     analytic: AnalyticParams,
     learned: ForecastParams,
-}
-
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn as_count(value: f64) -> usize {
-    value.round().max(0.0) as usize
 }
 
 /// The dissipation wavenumber, or the truncation when R_k² never falls to 0.75 (the forecast

@@ -15,7 +15,7 @@ use crate::figure::{
     Bars, Colormap, Figure, FigureViewState, Heatmap, Line, Rgba, Scale, Scatter, Subplot,
     show_figure,
 };
-use crate::jobs::{Job, JobOutcome};
+use crate::jobs::Job;
 use crate::panels::{DataTable, PanelContext, PanelFigure};
 use crate::panels::{from_json, to_json};
 use crate::project::Sidecar;
@@ -307,10 +307,8 @@ impl DualityTab {
             if let Some(outcome) = job.try_finish() {
                 self.history.extend(job.drain_updates());
                 self.job = None;
-                match outcome {
-                    JobOutcome::Finished(result) => self.result = Some(result),
-                    JobOutcome::Cancelled => {}
-                    JobOutcome::Failed(message) => self.error = Some(message),
+                if let Some(result) = outcome.result_or_record(&mut self.error) {
+                    self.result = Some(result);
                 }
             }
         }
@@ -318,10 +316,8 @@ impl DualityTab {
             && let Some(outcome) = job.try_finish()
         {
             self.map_job = None;
-            match outcome {
-                JobOutcome::Finished(map) => self.residual = Some(map),
-                JobOutcome::Cancelled => {}
-                JobOutcome::Failed(message) => self.error = Some(message),
+            if let Some(map) = outcome.result_or_record(&mut self.error) {
+                self.residual = Some(map);
             }
         }
     }

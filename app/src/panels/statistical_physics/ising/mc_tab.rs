@@ -16,7 +16,7 @@ use benchtop_ising::{BETA_CRITICAL, SpinConfig, Start};
 use super::lattice_view::{GpuLattice, LatticeView};
 use super::{IsingParams, IsingView, SavedResults, figures};
 use crate::figure::{FigureViewState, show_figure};
-use crate::jobs::{Job, JobOutcome};
+use crate::jobs::Job;
 use crate::panels::{DataTable, PanelContext, PanelFigure};
 use crate::panels::{from_json, to_json};
 use crate::project::Sidecar;
@@ -128,10 +128,8 @@ impl McTab {
         }
         if let Some(outcome) = job.try_finish() {
             self.job = None;
-            match outcome {
-                JobOutcome::Finished(result) => self.result = Some(result),
-                JobOutcome::Cancelled => {}
-                JobOutcome::Failed(message) => self.error = Some(message),
+            if let Some(result) = outcome.result_or_record(&mut self.error) {
+                self.result = Some(result);
             }
         }
     }

@@ -13,32 +13,14 @@ use benchtop_ising::simulation::{self, McParams};
 
 use super::IsingParams;
 use crate::sweep::{
-    ERROR_SUFFIX, ReferenceCurve, SweepEvaluator, SweepOutput, SweepParam, SweepSupport,
+    ERROR_SUFFIX, ReferenceCurve, SweepEvaluator, SweepOutput, SweepParam, SweepSupport, as_count,
 };
-
-fn param(key: &str, label: &str, current: f64, min: f64, max: f64, integer: bool) -> SweepParam {
-    SweepParam {
-        key: key.into(),
-        label: label.into(),
-        current,
-        min,
-        max,
-        integer,
-    }
-}
-
-fn output(key: &str, label: &str) -> SweepOutput {
-    SweepOutput {
-        key: key.into(),
-        label: label.into(),
-    }
-}
 
 /// The sweep support for the current parameters.
 pub(super) fn support(params: &IsingParams) -> SweepSupport {
     #[allow(clippy::cast_precision_loss)]
     let params_list = vec![
-        param(
+        SweepParam::new(
             "mc.beta",
             "Monte Carlo: coupling β",
             params.mc.beta,
@@ -46,7 +28,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             100.0,
             false,
         ),
-        param(
+        SweepParam::new(
             "mc.plaquette",
             "Monte Carlo: plaquette K",
             params.mc.plaquette,
@@ -54,7 +36,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             10.0,
             false,
         ),
-        param(
+        SweepParam::new(
             "mc.size",
             "Monte Carlo: lattice size L",
             params.mc.size as f64,
@@ -62,7 +44,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             32_768.0,
             true,
         ),
-        param(
+        SweepParam::new(
             "mc.measurement_sweeps",
             "Monte Carlo: measurement sweeps",
             params.mc.measurement_sweeps as f64,
@@ -70,7 +52,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             1e8,
             true,
         ),
-        param(
+        SweepParam::new(
             "duality.beta",
             "Duality: original β",
             params.duality.beta,
@@ -78,7 +60,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             10.0,
             false,
         ),
-        param(
+        SweepParam::new(
             "duality.plaquette",
             "Duality: original K",
             params.duality.plaquette,
@@ -86,7 +68,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             10.0,
             false,
         ),
-        param(
+        SweepParam::new(
             "duality.size",
             "Duality: lattice size L",
             params.duality.size as f64,
@@ -94,7 +76,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             32.0,
             true,
         ),
-        param(
+        SweepParam::new(
             "duality.samples_per_step",
             "Duality: samples per step",
             params.duality.samples_per_step as f64,
@@ -102,7 +84,7 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
             100_000.0,
             true,
         ),
-        param(
+        SweepParam::new(
             "duality.learning_rate",
             "Duality: learning rate",
             params.duality.learning_rate,
@@ -112,21 +94,21 @@ pub(super) fn support(params: &IsingParams) -> SweepSupport {
         ),
     ];
     let outputs = vec![
-        output("mc.bond_energy_per_site", "Bond energy per site"),
-        output("mc.plaquette_per_site", "Plaquette per site"),
-        output("mc.abs_magnetization", "|m|"),
-        output("mc.magnetization_squared", "m²"),
-        output("mc.susceptibility", "Susceptibility χ"),
-        output("mc.specific_heat", "Specific heat C"),
-        output("mc.binder_cumulant", "Binder cumulant U"),
-        output("mc.correlation_length", "Correlation length ξ"),
-        output("duality.dual_beta", "Learned dual β̃"),
-        output("duality.dual_beta_exact", "Exact dual β*"),
-        output("duality.relative_error", "Relative error of β̃"),
-        output("duality.dual_plaquette", "Learned dual K̃"),
-        output("duality.w", "Map slope w"),
-        output("duality.b", "Map offset b"),
-        output("duality.loss", "Final loss"),
+        SweepOutput::new("mc.bond_energy_per_site", "Bond energy per site"),
+        SweepOutput::new("mc.plaquette_per_site", "Plaquette per site"),
+        SweepOutput::new("mc.abs_magnetization", "|m|"),
+        SweepOutput::new("mc.magnetization_squared", "m²"),
+        SweepOutput::new("mc.susceptibility", "Susceptibility χ"),
+        SweepOutput::new("mc.specific_heat", "Specific heat C"),
+        SweepOutput::new("mc.binder_cumulant", "Binder cumulant U"),
+        SweepOutput::new("mc.correlation_length", "Correlation length ξ"),
+        SweepOutput::new("duality.dual_beta", "Learned dual β̃"),
+        SweepOutput::new("duality.dual_beta_exact", "Exact dual β*"),
+        SweepOutput::new("duality.relative_error", "Relative error of β̃"),
+        SweepOutput::new("duality.dual_plaquette", "Learned dual K̃"),
+        SweepOutput::new("duality.w", "Map slope w"),
+        SweepOutput::new("duality.b", "Map offset b"),
+        SweepOutput::new("duality.loss", "Final loss"),
     ];
     let mut base = params.clone();
     base.mc_seed = 0;
@@ -157,18 +139,7 @@ fn reference(
     plaquette: f64,
 ) -> Option<ReferenceCurve> {
     let curve = |label: &str, f: &dyn Fn(f64) -> f64| {
-        let points = (0..=200)
-            .map(|i| low + (high - low) * f64::from(i) / 200.0)
-            .filter(|&x| x > 0.0)
-            .map(|x| (x, f(x)))
-            .filter(|(_, y)| y.is_finite())
-            .collect();
-        Some(ReferenceCurve {
-            param: param.into(),
-            output: output.into(),
-            label: label.into(),
-            points,
-        })
+        Some(ReferenceCurve::sample(param, output, label, low, high, f))
     };
     match (param, output) {
         ("duality.beta", "duality.dual_beta" | "duality.dual_beta_exact") => {
@@ -191,11 +162,6 @@ fn reference(
 struct IsingEvaluator {
     mc: McParams,
     duality: DualityParams,
-}
-
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn as_count(value: f64) -> usize {
-    value.round().max(0.0) as usize
 }
 
 impl IsingEvaluator {
