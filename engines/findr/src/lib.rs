@@ -1,0 +1,21 @@
+//! FINDR: flow-field inference from neural data using deep recurrent networks (Kim, Luo, Can,
+//! Krishnamurthy, Pillow, Brody, ICML 2025).
+//!
+//! - [`planted`]: the constrained 2-D hypothesis family (line attractor plus bumps) with its
+//!   exact Jacobian and the fixed points and eigenvalues its parameters imply.
+//! - [`clicks`]: the Poisson-clicks task (click rates from γ, click adaptation, binning).
+//! - [`synthetic`]: trials from the planted flow, read out by softplus-Poisson neurons.
+//! - [`trials`]: trials in the FINDR layout.
+//! - [`softplus`]: the softplus link and its inverse.
+//! - [`baseline`]: the per-neuron baseline (ridge regression on radial basis functions).
+//! - [`analysis`]: fixed points of a 2-D flow with Jacobian eigenvalues and stability labels.
+//! - [`linalg`]: small dense solves and 2×2 eigenvalues.
+
+pub mod analysis;
+pub mod baseline;
+pub mod clicks;
+pub mod linalg;
+pub mod planted;
+pub mod softplus;
+pub mod synthetic;
+pub mod trials;
