@@ -10,10 +10,14 @@
 //! - [`baseline`]: the per-neuron baseline (ridge regression on radial basis functions).
 //! - [`analysis`]: fixed points of a 2-D flow with Jacobian eigenvalues and stability labels.
 //! - [`linalg`]: small dense solves and 2×2 eigenvalues.
+//! - [`gnsde`]: the gated neural SDE prior cell (candle) and the one-step transition KL.
+//! - [`init`]: seeded parameter initialisation and noise tensors.
 
 pub mod analysis;
 pub mod baseline;
 pub mod clicks;
+pub mod gnsde;
+pub mod init;
 pub mod linalg;
 pub mod planted;
 pub mod softplus;
