@@ -12,13 +12,19 @@
 //! - [`linalg`]: small dense solves and 2×2 eigenvalues.
 //! - [`gnsde`]: the gated neural SDE prior cell (candle) and the one-step transition KL.
 //! - [`init`]: seeded parameter initialisation and noise tensors.
+//! - [`flow_weights`]: an f64 copy of a learned gated flow, for analysis.
+//! - [`field`]: a 2-D flow and its speed on a grid.
+//! - [`observation`]: softplus-Poisson rates on the baseline and the Poisson NLL (candle).
 
 pub mod analysis;
 pub mod baseline;
 pub mod clicks;
+pub mod field;
+pub mod flow_weights;
 pub mod gnsde;
 pub mod init;
 pub mod linalg;
+pub mod observation;
 pub mod planted;
 pub mod softplus;
 pub mod synthetic;
