@@ -99,3 +99,48 @@ mod tests {
         assert_eq!(values, again);
     }
 }
+
+/// An orthogonal `[n, n]` kernel: Gram–Schmidt on a standard normal matrix (rows orthonormal).
+pub fn orthogonal(rng: &mut impl Rng, n: usize, device: &Device) -> Result<Var, ComputeError> {
+    let mut rows: Vec<Vec<f64>> = Vec::with_capacity(n);
+    while rows.len() < n {
+        let mut v: Vec<f64> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
+        for _ in 0..2 {
+            for row in &rows {
+                let dot: f64 = row.iter().zip(&v).map(|(a, b)| a * b).sum();
+                for (x, r) in v.iter_mut().zip(row) {
+                    *x -= dot * r;
+                }
+            }
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 1e-6 {
+            rows.push(v.into_iter().map(|x| x / norm).collect());
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let values: Vec<f32> = rows.into_iter().flatten().map(|x| x as f32).collect();
+    Ok(Var::from_vec(values, (n, n), device)?)
+}
+
+#[cfg(test)]
+mod orthogonal_tests {
+    use super::*;
+    use benchtop_compute::rng::seeded;
+
+    #[test]
+    fn orthogonal_kernel_is_orthogonal() {
+        let n = 9;
+        let w = orthogonal(&mut seeded(2), n, &Device::Cpu).unwrap();
+        let m: Vec<Vec<f32>> = w.as_tensor().to_vec2().unwrap();
+        for i in 0..n {
+            for j in 0..n {
+                let dot: f64 = (0..n)
+                    .map(|k| f64::from(m[i][k]) * f64::from(m[j][k]))
+                    .sum();
+                let expected = if i == j { 1.0 } else { 0.0 };
+                assert!((dot - expected).abs() < 1e-5, "[{i}][{j}] = {dot}");
+            }
+        }
+    }
+}

@@ -14,11 +14,13 @@
 //! - [`init`]: seeded parameter initialisation and noise tensors.
 //! - [`flow_weights`]: an f64 copy of a learned gated flow, for analysis.
 //! - [`field`]: a 2-D flow and its speed on a grid.
+//! - [`encoder`]: the bidirectional GRU encoder (candle), padding-aware.
 //! - [`observation`]: softplus-Poisson rates on the baseline and the Poisson NLL (candle).
 
 pub mod analysis;
 pub mod baseline;
 pub mod clicks;
+pub mod encoder;
 pub mod field;
 pub mod flow_weights;
 pub mod gnsde;
