@@ -15,6 +15,7 @@
 //! - [`flow_weights`]: an f64 copy of a learned gated flow, for analysis.
 //! - [`field`]: a 2-D flow and its speed on a grid.
 //! - [`encoder`]: the bidirectional GRU encoder (candle), padding-aware.
+//! - [`posterior`]: the posterior SDE cell (candle), the prior form with the encoder output.
 //! - [`observation`]: softplus-Poisson rates on the baseline and the Poisson NLL (candle).
 
 pub mod analysis;
@@ -28,6 +29,7 @@ pub mod init;
 pub mod linalg;
 pub mod observation;
 pub mod planted;
+pub mod posterior;
 pub mod softplus;
 pub mod synthetic;
 pub mod trials;
