@@ -17,6 +17,7 @@
 //! - [`encoder`]: the bidirectional GRU encoder (candle), padding-aware.
 //! - [`posterior`]: the posterior SDE cell (candle), the prior form with the encoder output.
 //! - [`observation`]: softplus-Poisson rates on the baseline and the Poisson NLL (candle).
+//! - [`result`]: what a fit produces (curves, flow, fixed points, trajectories, PSTHs).
 
 pub mod analysis;
 pub mod baseline;
@@ -30,6 +31,7 @@ pub mod linalg;
 pub mod observation;
 pub mod planted;
 pub mod posterior;
+pub mod result;
 pub mod softplus;
 pub mod synthetic;
 pub mod trials;
