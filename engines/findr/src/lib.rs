@@ -17,6 +17,11 @@
 //! - [`encoder`]: the bidirectional GRU encoder (candle), padding-aware.
 //! - [`posterior`]: the posterior SDE cell (candle), the prior form with the encoder output.
 //! - [`observation`]: softplus-Poisson rates on the baseline and the Poisson NLL (candle).
+//! - [`model`]: the sequential VAE (prior, encoder, posterior, readout) and its loss terms.
+//! - [`train`]: SGD with momentum, clipping, SGDR, KL warm-up, k-fold splits, early stopping.
+//! - [`frame`]: display frames (orthogonalised readout, alignment to planted latents).
+//! - [`trajectories`]: noiseless paths, trial groups, visits, click probability, PSTHs.
+//! - [`pipeline`]: the whole fit (baseline, training, analysis) behind one call.
 //! - [`result`]: what a fit produces (curves, flow, fixed points, trajectories, PSTHs).
 
 pub mod analysis;
@@ -25,13 +30,18 @@ pub mod clicks;
 pub mod encoder;
 pub mod field;
 pub mod flow_weights;
+pub mod frame;
 pub mod gnsde;
 pub mod init;
 pub mod linalg;
+pub mod model;
 pub mod observation;
+pub mod pipeline;
 pub mod planted;
 pub mod posterior;
 pub mod result;
 pub mod softplus;
 pub mod synthetic;
+pub mod train;
+pub mod trajectories;
 pub mod trials;

@@ -1,4 +1,5 @@
-//! Small dense linear algebra: solving a few-by-few system and 2×2 eigenvalues.
+//! Small dense linear algebra: solving a few-by-few system, 2×2 eigenvalues, and the
+//! eigen-decomposition of a symmetric 2×2 matrix.
 
 use benchtop_compute::ComputeError;
 
@@ -87,6 +88,19 @@ pub fn eigenvalues_2x2(j: [[f64; 2]; 2]) -> [(f64, f64); 2] {
     }
 }
 
+/// Eigen-decomposition of a symmetric 2×2 matrix: eigenvalues in descending order and the
+/// matching unit eigenvectors as the rows of the second array.
+pub fn symmetric_eigen_2x2(m: [[f64; 2]; 2]) -> ([f64; 2], [[f64; 2]; 2]) {
+    let (a, b, d) = (m[0][0], 0.5 * (m[0][1] + m[1][0]), m[1][1]);
+    let mean = 0.5 * (a + d);
+    let radius = (0.25 * (a - d) * (a - d) + b * b).sqrt();
+    let (hi, lo) = (mean + radius, mean - radius);
+    // The angle of the leading eigenvector: tan 2φ = 2b / (a − d).
+    let phi = 0.5 * (2.0 * b).atan2(a - d);
+    let (s, c) = phi.sin_cos();
+    ([hi, lo], [[c, s], [-s, c]])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +132,21 @@ mod tests {
         let e = eigenvalues_2x2([[1e8, 1.0], [1.0, 1e-8]]);
         let det = 1e8 * 1e-8 - 1.0;
         assert!((e[0].0 * e[1].0 - det).abs() < 1e-6);
+    }
+
+    #[test]
+    fn symmetric_eigen_reconstructs_the_matrix() {
+        for m in [[[2.0, 1.0], [1.0, 3.0]], [[4.0, 0.0], [0.0, 1.0]], [[1.0, -2.0], [-2.0, 1.0]]] {
+            let (values, vectors) = symmetric_eigen_2x2(m);
+            assert!(values[0] >= values[1]);
+            for r in 0..2 {
+                for c in 0..2 {
+                    let rebuilt: f64 = (0..2).map(|k| values[k] * vectors[k][r] * vectors[k][c]).sum();
+                    assert!((rebuilt - m[r][c]).abs() < 1e-12, "{m:?}");
+                }
+            }
+            let dot = vectors[0][0] * vectors[1][0] + vectors[0][1] * vectors[1][1];
+            assert!(dot.abs() < 1e-12);
+        }
     }
 }

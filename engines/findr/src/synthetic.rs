@@ -175,8 +175,10 @@ impl SyntheticParams {
 /// The planted truth behind a synthetic data set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlantedTruth {
-    /// The planted flow.
+    /// The planted flow (units of 1/τ).
     pub flow: PlantedFlow,
+    /// The time constant τ of the planted dynamics, s.
+    pub tau_s: f64,
     /// Readout C, `[n_neurons, 2]` row-major, Hz per latent unit.
     pub readout_hz: Vec<f64>,
     /// Baseline b (pre-softplus), `[n_trials, max_bins, n_neurons]`, zero past each length.
@@ -354,6 +356,7 @@ pub fn generate(
         },
         truth: PlantedTruth {
             flow: flow.clone(),
+            tau_s: params.tau_s,
             readout_hz,
             baseline,
             latents,
