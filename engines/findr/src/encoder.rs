@@ -115,37 +115,53 @@ impl GruCell {
             .reshape((b, t, 3 * self.hidden))?)
     }
 
+    /// The recurrent kernels side by side `[E, 3E]` and the biases `[3E]`, in the order r, k, n.
+    fn fused(&self) -> Result<(Tensor, Tensor), ComputeError> {
+        let kernels: Vec<&Tensor> = self.recurrent.iter().map(Var::as_tensor).collect();
+        let biases: Vec<&Tensor> = self.biases.iter().map(Var::as_tensor).collect();
+        Ok((Tensor::cat(&kernels, 1)?, Tensor::cat(&biases, 0)?))
+    }
+
     /// One step from `h` `[B, E]` given the projected input `x` `[B, 3E]`.
     pub fn step(&self, h: &Tensor, x: &Tensor) -> Result<Tensor, ComputeError> {
+        let (kernel, bias) = self.fused()?;
+        self.fused_step(h, x, &kernel, &bias)
+    }
+
+    /// One step with the fused recurrent kernel and bias (one matrix product for all gates).
+    fn fused_step(
+        &self,
+        h: &Tensor,
+        x: &Tensor,
+        kernel: &Tensor,
+        bias: &Tensor,
+    ) -> Result<Tensor, ComputeError> {
         let e = self.hidden;
-        let gate = |k: usize| -> Result<Tensor, ComputeError> {
-            Ok(candle_nn::ops::sigmoid(
-                &x.narrow(1, k * e, e)?
-                    .add(&h.matmul(self.recurrent[k].as_tensor())?)?
-                    .broadcast_add(self.biases[k].as_tensor())?,
-            )?)
-        };
-        let reset = gate(0)?;
-        let keep = gate(1)?;
-        let recurrent_n = h
-            .matmul(self.recurrent[2].as_tensor())?
-            .broadcast_add(self.biases[2].as_tensor())?;
+        let recurrent = h.matmul(kernel)?.broadcast_add(bias)?;
+        let gates = candle_nn::ops::sigmoid(&x.narrow(1, 0, 2 * e)?.add(&recurrent.narrow(
+            1,
+            0,
+            2 * e,
+        )?)?)?;
+        let reset = gates.narrow(1, 0, e)?;
+        let keep = gates.narrow(1, e, e)?;
         let candidate = x
             .narrow(1, 2 * e, e)?
-            .add(&reset.mul(&recurrent_n)?)?
+            .add(&reset.mul(&recurrent.narrow(1, 2 * e, e)?)?)?
             .tanh()?;
-        let one_minus_keep = keep.affine(-1.0, 1.0)?;
-        Ok(one_minus_keep.mul(&candidate)?.add(&keep.mul(h)?)?)
+        // h' = (1 − k) ⊙ n + k ⊙ h = n + k ⊙ (h − n).
+        Ok(candidate.add(&keep.mul(&h.sub(&candidate)?)?)?)
     }
 
     /// Runs over all T bins from h = 0; returns `[B, T, E]`.
     fn run(&self, projected: &Tensor) -> Result<Tensor, ComputeError> {
         let (b, t, _) = projected.dims3()?;
+        let (kernel, bias) = self.fused()?;
         let mut h = Tensor::zeros((b, self.hidden), projected.dtype(), projected.device())?;
         let mut states = Vec::with_capacity(t);
         for step in 0..t {
             let x = projected.narrow(1, step, 1)?.squeeze(1)?;
-            h = self.step(&h, &x)?;
+            h = self.fused_step(&h, &x, &kernel, &bias)?;
             states.push(h.clone());
         }
         Ok(Tensor::stack(&states, 1)?)

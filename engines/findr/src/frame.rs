@@ -243,7 +243,10 @@ mod tests {
         let original = eigenvalues_2x2(planted.jacobian(attractor));
         let seen = eigenvalues_2x2(jacobian(&flow, moved, 1e-6));
         for k in 0..2 {
-            assert!((seen[k].0 - 10.0 * original[k].0).abs() < 1e-4, "{seen:?} {original:?}");
+            assert!(
+                (seen[k].0 - 10.0 * original[k].0).abs() < 1e-4,
+                "{seen:?} {original:?}"
+            );
         }
     }
 

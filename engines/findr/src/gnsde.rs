@@ -136,17 +136,69 @@ impl GatedFlow {
 
     /// The drift F(z, u) `[batch, D]`, units of 1/τ.
     pub fn drift(&self, z: &Tensor, u: &Tensor) -> Result<Tensor, ComputeError> {
-        let hidden = z
-            .matmul(self.hidden_state.as_tensor())?
-            .add(&u.matmul(self.hidden_input.as_tensor())?)?
-            .broadcast_add(self.hidden_bias.as_tensor())?
-            .silu()?;
-        let target = hidden
-            .matmul(self.output.as_tensor())?
-            .broadcast_add(self.output_bias.as_tensor())?
-            .tanh()?;
-        Ok(self.gate(z, u)?.mul(&target.sub(z)?)?)
+        self.drift_with_drive(z, &self.state_kernel()?, &self.input_drive(u)?)
     }
+
+    /// The state kernels of gate and hidden layer side by side, `[D, D + H]`.
+    pub fn state_kernel(&self) -> Result<Tensor, ComputeError> {
+        Ok(Tensor::cat(
+            &[self.gate_state.as_tensor(), self.hidden_state.as_tensor()],
+            1,
+        )?)
+    }
+
+    /// The input's part of the gate and hidden pre-activations plus their biases for every
+    /// row of `u` (`[…, U]` → `[…, D + H]`), computed once for a whole sequence.
+    pub fn input_drive(&self, u: &Tensor) -> Result<Tensor, ComputeError> {
+        let kernel = Tensor::cat(
+            &[self.gate_input.as_tensor(), self.hidden_input.as_tensor()],
+            1,
+        )?;
+        let bias = Tensor::cat(
+            &[self.gate_bias.as_tensor(), self.hidden_bias.as_tensor()],
+            0,
+        )?;
+        Ok(u.broadcast_matmul(&kernel)?.broadcast_add(&bias)?)
+    }
+
+    /// The drift from z `[B, D]`, the state kernel ([`Self::state_kernel`]) and a precomputed
+    /// drive `[B, D + H]` ([`Self::input_drive`], or any extra terms added to it).
+    pub fn drift_with_drive(
+        &self,
+        z: &Tensor,
+        state_kernel: &Tensor,
+        drive: &Tensor,
+    ) -> Result<Tensor, ComputeError> {
+        gated_drift(
+            z,
+            state_kernel,
+            drive,
+            self.output.as_tensor(),
+            self.output_bias.as_tensor(),
+        )
+    }
+}
+
+/// The gated drift g ⊙ (tanh(silu(a_h) W_o + c_o) − z) where [a_g, a_h] = z K + drive and
+/// g = sigmoid(a_g): the shared form of the prior and posterior cells.
+pub fn gated_drift(
+    z: &Tensor,
+    state_kernel: &Tensor,
+    drive: &Tensor,
+    output: &Tensor,
+    output_bias: &Tensor,
+) -> Result<Tensor, ComputeError> {
+    let d = z.dim(1)?;
+    let width = drive.dim(1)? - d;
+    let pre = z.matmul(state_kernel)?.add(drive)?;
+    let gate = candle_nn::ops::sigmoid(&pre.narrow(1, 0, d)?)?;
+    let target = pre
+        .narrow(1, d, width)?
+        .silu()?
+        .matmul(output)?
+        .broadcast_add(output_bias)?
+        .tanh()?;
+    Ok(gate.mul(&target.sub(z)?)?)
 }
 
 /// One step of the prior: the drift and the mean of the next state.

@@ -1,6 +1,7 @@
 //! FINDR: flow-field inference from neural data using deep recurrent networks (Kim, Luo, Can,
 //! Krishnamurthy, Pillow, Brody, ICML 2025).
 //!
+//! - [`bench`]: timing of one training step for `benchtop bench findr`.
 //! - [`planted`]: the constrained 2-D hypothesis family (line attractor plus bumps) with its
 //!   exact Jacobian and the fixed points and eigenvalues its parameters imply.
 //! - [`clicks`]: the Poisson-clicks task (click rates from γ, click adaptation, binning).
@@ -26,6 +27,7 @@
 
 pub mod analysis;
 pub mod baseline;
+pub mod bench;
 pub mod clicks;
 pub mod encoder;
 pub mod field;

@@ -136,12 +136,18 @@ mod tests {
 
     #[test]
     fn symmetric_eigen_reconstructs_the_matrix() {
-        for m in [[[2.0, 1.0], [1.0, 3.0]], [[4.0, 0.0], [0.0, 1.0]], [[1.0, -2.0], [-2.0, 1.0]]] {
+        for m in [
+            [[2.0, 1.0], [1.0, 3.0]],
+            [[4.0, 0.0], [0.0, 1.0]],
+            [[1.0, -2.0], [-2.0, 1.0]],
+        ] {
             let (values, vectors) = symmetric_eigen_2x2(m);
             assert!(values[0] >= values[1]);
             for r in 0..2 {
                 for c in 0..2 {
-                    let rebuilt: f64 = (0..2).map(|k| values[k] * vectors[k][r] * vectors[k][c]).sum();
+                    let rebuilt: f64 = (0..2)
+                        .map(|k| values[k] * vectors[k][r] * vectors[k][c])
+                        .sum();
                     assert!((rebuilt - m[r][c]).abs() < 1e-12, "{m:?}");
                 }
             }

@@ -264,7 +264,10 @@ impl FindrModel {
 
     /// The readout C = s·C′ `[2, N]`, Hz per latent unit.
     pub fn readout_hz(&self) -> Result<Tensor, ComputeError> {
-        Ok(self.readout.as_tensor().affine(self.readout_scale_hz, 0.0)?)
+        Ok(self
+            .readout
+            .as_tensor()
+            .affine(self.readout_scale_hz, 0.0)?)
     }
 
     /// Runs the posterior over `batch`. With `noise_seed` each step draws ε ~ N(0, 1) from that
@@ -281,22 +284,38 @@ impl FindrModel {
             .encode(&batch.spikes, &batch.inputs, &batch.lengths)?;
         let sigma = self.prior.sigma()?;
         let noise = match noise_seed {
-            Some(seed) => Some(standard_normal(&mut seeded(seed), t * b, LATENT_DIM, device)?),
+            Some(seed) => Some(standard_normal(
+                &mut seeded(seed),
+                t * b,
+                LATENT_DIM,
+                device,
+            )?),
             None => None,
         };
         let zero_noise = Tensor::zeros((b, LATENT_DIM), DType::F32, device)?;
+        // Everything that does not depend on z is computed once for the whole sequence.
+        let posterior_drive = self.posterior.context_drive(&context, &batch.inputs)?;
+        let posterior_kernel = self.posterior.state_kernel()?;
+        let flow = self.prior.flow();
+        let prior_drive = flow.input_drive(&batch.inputs)?;
+        let prior_kernel = flow.state_kernel()?;
         let mut z = Tensor::zeros((b, LATENT_DIM), DType::F32, device)?;
         let mut latents = Vec::with_capacity(t);
         let mut kls = Vec::with_capacity(t);
         for step in 0..t {
-            let e = context.narrow(1, step, 1)?.squeeze(1)?;
-            let u = batch.inputs.narrow(1, step, 1)?.squeeze(1)?;
+            let at = |x: &Tensor| x.narrow(1, step, 1)?.squeeze(1);
             let eps = match &noise {
                 Some(all) => all.narrow(0, step * b, b)?,
                 None => zero_noise.clone(),
             };
-            let (drift_posterior, next) = self.posterior.step(&z, &e, &u, &sigma, &eps)?;
-            let drift_prior = self.prior.flow().drift(&z, &u)?;
+            let (drift_posterior, next) = self.posterior.step_with_drive(
+                &z,
+                &posterior_kernel,
+                &at(&posterior_drive)?,
+                &sigma,
+                &eps,
+            )?;
+            let drift_prior = flow.drift_with_drive(&z, &prior_kernel, &at(&prior_drive)?)?;
             kls.push(transition_kl(
                 &drift_prior,
                 &drift_posterior,
@@ -409,7 +428,9 @@ mod tests {
     #[test]
     fn noiseless_loss_matches_a_direct_computation_and_is_reproducible() {
         let data = small_data();
-        let baseline: Vec<f64> = (0..data.spikes.len()).map(|i| (i % 7) as f64 * 0.3).collect();
+        let baseline: Vec<f64> = (0..data.spikes.len())
+            .map(|i| (i % 7) as f64 * 0.3)
+            .collect();
         let model = small_model(data.n_neurons);
         let batch = Batch::new(&data, &baseline, &[0, 2, 3], &Device::Cpu).unwrap();
         let terms = model.loss(&batch, None).unwrap();
@@ -434,7 +455,10 @@ mod tests {
             }
         }
         let nll = f64::from(terms.nll.to_scalar::<f32>().unwrap());
-        assert!((nll - total / bins as f64).abs() < 1e-3 * nll.abs(), "{nll}");
+        assert!(
+            (nll - total / bins as f64).abs() < 1e-3 * nll.abs(),
+            "{nll}"
+        );
         let kl = f64::from(terms.kl.to_scalar::<f32>().unwrap());
         assert!(kl.is_finite() && kl >= 0.0);
         let again = small_model(data.n_neurons).loss(&batch, Some(5)).unwrap();

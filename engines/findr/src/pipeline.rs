@@ -18,7 +18,7 @@ use crate::softplus::softplus;
 use crate::synthetic::{PlantedTruth, RATE_FLOOR_HZ};
 use crate::train::{TrainParams, evaluate, split, train};
 use crate::trajectories::{
-    click_probability, group_means, noiseless_paths, psths, trial_groups, visits,
+    click_probability, group_means, nearest_node, noiseless_paths, psths, trial_groups, visits,
 };
 use crate::trials::TrialSet;
 
@@ -347,7 +347,12 @@ pub fn fit(
         box_max: hi,
         ..params.analysis.fixed_points.clone()
     };
-    let fixed_points = find_fixed_points(&autonomous, &fixed_point_params, cancel)?;
+    let found = find_fixed_points(&autonomous, &fixed_point_params, cancel)?;
+    let in_zone = |p: &FixedPoint| {
+        nearest_node(&flow, p.z).is_some_and(|cell| visit_counts[cell] >= sample_zone_min_visits)
+    };
+    let fixed_points_outside_sample_zone = found.iter().filter(|p| !in_zone(p)).count();
+    let fixed_points: Vec<FixedPoint> = found.into_iter().filter(|p| in_zone(p)).collect();
 
     let (values, group) = trial_groups(data, truth.map(|t| t.gammas.as_slice()), FALLBACK_GROUPS);
     let trajectories = group_means(&paths, &values, &group, |z| to_display.apply(z));
@@ -400,6 +405,7 @@ pub fn fit(
         visits: visit_counts,
         sample_zone_min_visits,
         fixed_points,
+        fixed_points_outside_sample_zone,
         trajectories,
         psths: model_psths,
         planted,

@@ -11,7 +11,7 @@ use candle_core::{Device, Tensor, Var};
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::seeded;
 
-use crate::gnsde::{GnsdeConfig, INPUT_KERNEL_SCALE, STATE_KERNEL_SCALE};
+use crate::gnsde::{GnsdeConfig, INPUT_KERNEL_SCALE, STATE_KERNEL_SCALE, gated_drift};
 use crate::init::{bias, kernel};
 
 /// The posterior drift's parameters.
@@ -85,28 +85,61 @@ impl PosteriorCell {
         vars
     }
 
-    fn combine(
-        kernels: &[Var; 3],
-        z: &Tensor,
-        e: &Tensor,
-        u: &Tensor,
-        b: &Var,
-    ) -> Result<Tensor, ComputeError> {
-        Ok(z.matmul(kernels[0].as_tensor())?
-            .add(&e.matmul(kernels[1].as_tensor())?)?
-            .add(&u.matmul(kernels[2].as_tensor())?)?
-            .broadcast_add(b.as_tensor())?)
-    }
-
     /// The posterior drift μ_φ(z, e, u) `[batch, D]`, units of 1/τ.
     pub fn drift(&self, z: &Tensor, e: &Tensor, u: &Tensor) -> Result<Tensor, ComputeError> {
-        let gate = candle_nn::ops::sigmoid(&Self::combine(&self.gate, z, e, u, &self.gate_bias)?)?;
-        let hidden = Self::combine(&self.hidden, z, e, u, &self.hidden_bias)?.silu()?;
-        let target = hidden
-            .matmul(self.output.as_tensor())?
-            .broadcast_add(self.output_bias.as_tensor())?
-            .tanh()?;
-        Ok(gate.mul(&target.sub(z)?)?)
+        gated_drift(
+            z,
+            &self.state_kernel()?,
+            &self.context_drive(e, u)?,
+            self.output.as_tensor(),
+            self.output_bias.as_tensor(),
+        )
+    }
+
+    /// The state kernels of gate and hidden layer side by side, `[D, D + H]`.
+    pub fn state_kernel(&self) -> Result<Tensor, ComputeError> {
+        Ok(Tensor::cat(
+            &[self.gate[0].as_tensor(), self.hidden[0].as_tensor()],
+            1,
+        )?)
+    }
+
+    /// The encoder output's and the input's parts of the gate and hidden pre-activations plus
+    /// their biases, for whole sequences: e `[B, T, C]`, u `[B, T, U]` → `[B, T, D + H]`.
+    pub fn context_drive(&self, e: &Tensor, u: &Tensor) -> Result<Tensor, ComputeError> {
+        let join =
+            |k: usize| Tensor::cat(&[self.gate[k].as_tensor(), self.hidden[k].as_tensor()], 1);
+        let bias = Tensor::cat(
+            &[self.gate_bias.as_tensor(), self.hidden_bias.as_tensor()],
+            0,
+        )?;
+        Ok(e.broadcast_matmul(&join(1)?)?
+            .add(&u.broadcast_matmul(&join(2)?)?)?
+            .broadcast_add(&bias)?)
+    }
+
+    /// One reparameterised step from a precomputed drive `[B, D + H]` (one bin of
+    /// [`Self::context_drive`]) and the state kernel ([`Self::state_kernel`]); returns
+    /// (drift, next state).
+    pub fn step_with_drive(
+        &self,
+        z: &Tensor,
+        state_kernel: &Tensor,
+        drive: &Tensor,
+        sigma: &Tensor,
+        noise: &Tensor,
+    ) -> Result<(Tensor, Tensor), ComputeError> {
+        let drift = gated_drift(
+            z,
+            state_kernel,
+            drive,
+            self.output.as_tensor(),
+            self.output_bias.as_tensor(),
+        )?;
+        let next = z
+            .add(&drift.affine(self.alpha, 0.0)?)?
+            .add(&noise.broadcast_mul(sigma)?.affine(self.alpha.sqrt(), 0.0)?)?;
+        Ok((drift, next))
     }
 
     /// One reparameterised step z + α μ_φ + √α σ ⊙ ε; returns (drift, next state).

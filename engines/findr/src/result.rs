@@ -131,8 +131,12 @@ pub struct FindrResult {
     pub visits: Vec<usize>,
     /// Visits at or above which a cell belongs to the sample zone.
     pub sample_zone_min_visits: usize,
-    /// Fixed points of the autonomous flow (display frame, eigenvalues in 1/s).
+    /// Fixed points of the autonomous flow inside the sample zone (display frame, eigenvalues
+    /// in 1/s). Points outside it sit where the data never go (often where the learned gate
+    /// has closed and the flow vanishes) and say nothing about the data.
     pub fixed_points: Vec<FixedPoint>,
+    /// Fixed points found outside the sample zone and left out of `fixed_points`.
+    pub fixed_points_outside_sample_zone: usize,
     /// Trial-averaged noiseless trajectories by group.
     pub trajectories: Vec<GroupTrajectory>,
     /// Data and model PSTHs by group.

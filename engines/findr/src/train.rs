@@ -79,7 +79,9 @@ impl TrainParams {
         if !(1..=10_000).contains(&self.batch_trials) {
             return Err(ComputeError::invalid("batch_trials", "choose 1 to 10000"));
         }
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0 && self.learning_rate <= 10.0)
+        if !(self.learning_rate.is_finite()
+            && self.learning_rate > 0.0
+            && self.learning_rate <= 10.0)
         {
             return Err(ComputeError::invalid(
                 "learning_rate",
@@ -120,7 +122,10 @@ impl TrainParams {
             ));
         }
         if self.patience_epochs == 0 {
-            return Err(ComputeError::invalid("patience_epochs", "must be at least 1"));
+            return Err(ComputeError::invalid(
+                "patience_epochs",
+                "must be at least 1",
+            ));
         }
         Ok(())
     }
@@ -235,8 +240,10 @@ impl SgdMomentum {
         let mut gradients = Vec::with_capacity(self.vars.len());
         let mut squared = 0.0f64;
         for var in &self.vars {
+            // Detached: a gradient built by backward still references the forward graph, and a
+            // velocity holding it would keep every step's graph alive.
             let g = match grads.get(var.as_tensor()) {
-                Some(g) => g.clone(),
+                Some(g) => g.detach(),
                 None => var.as_tensor().zeros_like()?,
             };
             squared += f64::from(g.sqr()?.sum_all()?.to_scalar::<f32>()?);
@@ -256,8 +263,13 @@ impl SgdMomentum {
         for ((var, velocity), g) in self.vars.iter().zip(&mut self.velocities).zip(gradients) {
             *velocity = velocity
                 .affine(self.momentum, 0.0)?
-                .add(&g.affine(scale, 0.0)?)?;
-            var.set(&var.as_tensor().sub(&velocity.affine(learning_rate, 0.0)?)?)?;
+                .add(&g.affine(scale, 0.0)?)?
+                .detach();
+            var.set(
+                &var.as_tensor()
+                    .detach()
+                    .sub(&velocity.affine(learning_rate, 0.0)?)?,
+            )?;
         }
         Ok(norm)
     }
@@ -303,7 +315,7 @@ pub fn evaluate(
 
 fn snapshot(vars: &[Var]) -> Result<Vec<Tensor>, ComputeError> {
     vars.iter()
-        .map(|v| Ok(v.as_tensor().copy()?))
+        .map(|v| Ok(v.as_tensor().detach().copy()?))
         .collect::<Result<_, ComputeError>>()
 }
 
