@@ -7,6 +7,7 @@
 //! - [`clicks`]: the Poisson-clicks task (click rates from γ, click adaptation, binning).
 //! - [`synthetic`]: trials from the planted flow, read out by softplus-Poisson neurons.
 //! - [`trials`]: trials in the FINDR layout.
+//! - [`load`]: reading trials from NPZ (FINDR's layout) or CSV, and writing them.
 //! - [`softplus`]: the softplus link and its inverse.
 //! - [`baseline`]: the per-neuron baseline (ridge regression on radial basis functions).
 //! - [`analysis`]: fixed points of a 2-D flow with Jacobian eigenvalues and stability labels.
@@ -36,6 +37,7 @@ pub mod frame;
 pub mod gnsde;
 pub mod init;
 pub mod linalg;
+pub mod load;
 pub mod model;
 pub mod observation;
 pub mod pipeline;
