@@ -426,6 +426,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn noiseless_loss_matches_a_direct_computation_and_is_reproducible() {
         let data = small_data();
         let baseline: Vec<f64> = (0..data.spikes.len())

@@ -201,8 +201,7 @@ pub fn psths(
         model_hz: vec![0.0; groups * bins * neurons],
     };
     let mut counts = vec![0.0f64; groups * bins];
-    for trial in 0..data.n_trials {
-        let g = group[trial];
+    for (trial, &g) in group.iter().enumerate().take(data.n_trials) {
         for bin in 0..data.lengths[trial] {
             counts[g * bins + bin] += 1.0;
             for neuron in 0..neurons {
