@@ -174,7 +174,7 @@ impl DataTab {
                 egui::ScrollArea::vertical()
                     .id_salt("findr data controls")
                     .show(ui, |ui| {
-                        self.controls_ui(ui, params, view, project_dir, context)
+                        self.controls_ui(ui, params, view, project_dir, context);
                     });
             });
             ui.separator();
@@ -279,17 +279,17 @@ impl DataTab {
             "Neuron shown",
             egui::DragValue::new(&mut view.neuron).range(0..=t.n_neurons.saturating_sub(1)),
         );
-        if loaded.truth.is_some() && ui.button("Export trials to NPZ…").clicked() {
-            if let Some(path) = rfd::FileDialog::new()
+        if loaded.truth.is_some()
+            && ui.button("Export trials to NPZ…").clicked()
+            && let Some(path) = rfd::FileDialog::new()
                 .add_filter("NumPy archive", &["npz"])
                 .set_file_name("findr-trials.npz")
                 .save_file()
-            {
-                self.exported = Some(match engine::save_npz(t, &path) {
-                    Ok(()) => format!("Wrote {}", path.display()),
-                    Err(error) => error.to_string(),
-                });
-            }
+        {
+            self.exported = Some(match engine::save_npz(t, &path) {
+                Ok(()) => format!("Wrote {}", path.display()),
+                Err(error) => error.to_string(),
+            });
         }
         if let Some(text) = &self.exported {
             ui.label(text.as_str());
