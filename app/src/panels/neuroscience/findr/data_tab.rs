@@ -8,7 +8,8 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_findr::synthetic::generate;
 
 use super::figures::{
-    bin_times, cool_warm, group_label, largest_magnitude, psth_hz, raster_subplot, trial_groups,
+    bin_times, cool_warm, group_label, largest_magnitude, legend_group, psth_hz, raster_subplot,
+    trial_groups,
 };
 use super::{
     DataParams, DataSource, ENGINE, FindrPanelParams, FindrView, LoadedData, SavedResults, engine,
@@ -21,7 +22,7 @@ use crate::project::Sidecar;
 use crate::widgets::{job_progress, labelled};
 
 /// Bins of the PSTH smoothing box.
-pub(super) const PSTH_SMOOTH_BINS: usize = 5;
+pub(super) const PSTH_SMOOTH_BINS: usize = 7;
 
 /// Generates or reads the trials `params` describe.
 pub(super) fn load(
@@ -430,12 +431,14 @@ pub(super) fn data_figure(data: &LoadedData, view: &FindrView) -> Figure {
     .x_label("Time in trial (s)")
     .y_label("Rate (Hz)")
     .legend(true);
-    for (value, members) in &groups {
+    for (index, (value, members)) in groups.iter().enumerate() {
         let rate = psth_hz(t, members, neuron, PSTH_SMOOTH_BINS);
-        psths.push(
-            Line::new(group_label(*value, gammas.is_some()), times.clone(), rate)
-                .color(cool_warm(*value, largest)),
-        );
+        let name = if legend_group(index, groups.len()) {
+            group_label(*value, gammas.is_some())
+        } else {
+            String::new()
+        };
+        psths.push(Line::new(name, times.clone(), rate).color(cool_warm(*value, largest)));
     }
     Figure::new(format!("Trials: {}", data.source))
         .grid(1, 2)

@@ -23,7 +23,7 @@ pub const LEFT: Rgba = Rgba::rgb(0x1f, 0x77, 0xb4);
 /// Colour of right clicks.
 pub const RIGHT: Rgba = Rgba::rgb(0xd6, 0x27, 0x28);
 /// Colour of the quiver arrows over a speed map.
-const ARROWS: Rgba = Rgba::rgb(0xff, 0xff, 0xff);
+const ARROWS: Rgba = Rgba::rgb(0x20, 0x20, 0x20);
 /// Colour of the sample-zone outline.
 const ZONE: Rgba = Rgba::rgb(0x2c, 0xa0, 0x2c);
 /// Colour of planted fixed points drawn over a flow.
@@ -40,15 +40,27 @@ pub fn stability_style(stability: Stability) -> (Rgba, Marker, &'static str) {
 }
 
 /// The cool-to-warm colour of group value `value` among values up to `largest` in magnitude:
-/// negative (leftward evidence) blue, positive red.
+/// negative (leftward evidence) blue, positive red, skipping the pale middle of the map so that
+/// weak evidence stays visible on white paper.
 pub fn cool_warm(value: f64, largest: f64) -> Rgba {
-    let t = if largest > 0.0 {
-        0.5 + 0.5 * (value / largest).clamp(-1.0, 1.0)
+    let signed = if largest > 0.0 {
+        (value / largest).clamp(-1.0, 1.0)
     } else {
+        0.0
+    };
+    let t = if signed == 0.0 {
         0.5
+    } else {
+        0.5 + signed.signum() * (0.15 + 0.35 * signed.abs())
     };
     // RdBu runs red (low) to blue (high): turn it around.
     Colormap::RdBu.color_at(1.0 - t)
+}
+
+/// Whether a group's line is named in a legend: only the two extreme groups are, so that the
+/// legend stays small (the colours run between them).
+pub fn legend_group(index: usize, count: usize) -> bool {
+    index == 0 || index + 1 == count
 }
 
 /// The largest magnitude among `values` (for [`cool_warm`]).
@@ -195,7 +207,7 @@ pub fn bin_times(bins: usize, bin_s: f64) -> Vec<f64> {
 }
 
 /// Heatmap of log₁₀ speed under a quiver of `grid`'s vectors (cells centred on the grid points).
-pub fn flow_items(grid: &FlowGrid, name: &str, streamlines: bool) -> (Heatmap, VectorField) {
+pub fn flow_items(grid: &FlowGrid, streamlines: bool) -> (Heatmap, VectorField) {
     let (nx, ny) = (grid.xs.len(), grid.ys.len());
     let half = |axis: &[f64]| {
         if axis.len() > 1 {
@@ -218,7 +230,7 @@ pub fn flow_items(grid: &FlowGrid, name: &str, streamlines: bool) -> (Heatmap, V
         .map(|&s| if s > 0.0 { s.log10() } else { f64::NAN })
         .collect();
     let heatmap = Heatmap::new(
-        format!("{name}: log₁₀ speed"),
+        "",
         (x0 - hx, x1 + hx),
         (y0 - hy, y1 + hy),
         nx,

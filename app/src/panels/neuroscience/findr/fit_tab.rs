@@ -407,13 +407,28 @@ pub(super) fn curves_figure(history: &[EpochRecord], result: Option<&FindrResult
         .with(
             Line::new("validation", epochs.clone(), series(|r| r.validation_kl)).color(VALIDATION),
         );
+    let peak = |values: Vec<f64>| {
+        let top = values.iter().copied().fold(0.0_f64, f64::max);
+        if top > 0.0 {
+            values.iter().map(|v| v / top).collect()
+        } else {
+            values
+        }
+    };
     let schedule = Subplot::new("Schedule")
         .x_label("Epoch")
-        .y_label("Learning rate, KL weight")
+        .y_label("Fraction of the largest value")
         .legend(true)
-        .with(Line::new("learning rate", epochs.clone(), series(|r| r.learning_rate)).color(TRAIN))
         .with(
-            Line::new("KL weight", epochs, series(|r| r.kl_weight))
+            Line::new(
+                "learning rate",
+                epochs.clone(),
+                peak(series(|r| r.learning_rate)),
+            )
+            .color(TRAIN),
+        )
+        .with(
+            Line::new("KL weight", epochs, peak(series(|r| r.kl_weight)))
                 .color(REFERENCE)
                 .dash(Dash::Dashed),
         );

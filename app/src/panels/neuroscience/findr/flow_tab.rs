@@ -9,7 +9,7 @@ use benchtop_findr::result::{FindrResult, Frame};
 use super::data_tab::PSTH_SMOOTH_BINS;
 use super::figures::{
     bin_times, cool_warm, fixed_point_scatters, flow_items, flow_subplot, group_label,
-    largest_magnitude, planted_markers, smooth, stability_style, zone_outline,
+    largest_magnitude, legend_group, planted_markers, smooth, stability_style, zone_outline,
 };
 use super::{ENGINE, FindrPanelParams, FindrView, LoadedData};
 use crate::figure::{Dash, Figure, FigureViewState, Line, Subplot, show_figure};
@@ -149,13 +149,27 @@ fn write_tables(dir: &std::path::Path, tables: &[DataTable]) -> anyhow::Result<u
     Ok(tables.len())
 }
 
+/// Rows of the fixed-point tables; the rest are in the CSV export.
+const TABLE_ROWS: usize = 20;
+
+fn stability_rank(stability: Stability) -> u8 {
+    match stability {
+        Stability::Stable => 0,
+        Stability::Saddle => 1,
+        Stability::Unstable => 2,
+        Stability::Marginal => 3,
+    }
+}
+
 fn fixed_point_table(ui: &mut egui::Ui, id: &str, points: &[FixedPoint]) {
+    let mut sorted: Vec<&FixedPoint> = points.iter().collect();
+    sorted.sort_by_key(|p| stability_rank(p.stability));
     egui::Grid::new(id).striped(true).show(ui, |ui| {
         ui.strong("z");
         ui.strong("Eigenvalues (1/s)");
         ui.strong("Kind");
         ui.end_row();
-        for p in points {
+        for p in sorted.iter().take(TABLE_ROWS) {
             ui.label(format!("({:.2}, {:.2})", p.z[0], p.z[1]));
             ui.label(
                 p.eigenvalues
@@ -175,6 +189,12 @@ fn fixed_point_table(ui: &mut egui::Ui, id: &str, points: &[FixedPoint]) {
             ui.end_row();
         }
     });
+    if points.len() > TABLE_ROWS {
+        ui.label(format!(
+            "… and {} more (all in the CSV export).",
+            points.len() - TABLE_ROWS
+        ));
+    }
 }
 
 fn frame_description(frame: Frame) -> &'static str {
@@ -198,12 +218,19 @@ fn axis_labels(frame: Frame) -> (&'static str, &'static str) {
 /// Trial-averaged trajectories, one line per group, cool to warm.
 fn trajectory_lines(result: &FindrResult, synthetic: bool) -> Vec<Line> {
     let largest = largest_magnitude(result.trajectories.iter().map(|g| g.gamma));
+    let count = result.trajectories.len();
     result
         .trajectories
         .iter()
-        .map(|group| {
+        .enumerate()
+        .map(|(index, group)| {
+            let name = if legend_group(index, count) {
+                group_label(group.gamma, synthetic)
+            } else {
+                String::new()
+            };
             Line::new(
-                group_label(group.gamma, synthetic),
+                name,
                 group.path.iter().map(|p| p[0]).collect::<Vec<f64>>(),
                 group.path.iter().map(|p| p[1]).collect::<Vec<f64>>(),
             )
@@ -217,7 +244,7 @@ fn trajectory_lines(result: &FindrResult, synthetic: bool) -> Vec<Line> {
 pub(super) fn flow_figure(result: &FindrResult, view: &FindrView) -> Figure {
     let (x_label, y_label) = axis_labels(result.frame);
     let synthetic = result.planted.is_some();
-    let (heatmap, arrows) = flow_items(&result.flow, "Recovered flow", view.streamlines);
+    let (heatmap, arrows) = flow_items(&result.flow, view.streamlines);
     let mut recovered = flow_subplot("Recovered flow F(z, 0)/τ", &result.flow, x_label, y_label)
         .heatmap(heatmap)
         .with(arrows)
@@ -235,8 +262,7 @@ pub(super) fn flow_figure(result: &FindrResult, view: &FindrView) -> Figure {
         recovered.push(planted_markers(&planted.planted_attractors));
         figure = figure.subplot(recovered);
         if view.show_planted {
-            let (heatmap, arrows) =
-                flow_items(&planted.planted_flow, "Planted flow", view.streamlines);
+            let (heatmap, arrows) = flow_items(&planted.planted_flow, view.streamlines);
             let mut subplot = flow_subplot(
                 "Planted flow F(z, 0)/τ",
                 &planted.planted_flow,
@@ -269,7 +295,7 @@ pub(super) fn input_figure(result: &FindrResult, view: &FindrView) -> Figure {
         .iter()
         .zip(["Left click", "Right click"])
     {
-        let (heatmap, arrows) = flow_items(field, title, view.streamlines);
+        let (heatmap, arrows) = flow_items(field, view.streamlines);
         figure = figure.subplot(
             flow_subplot(title, field, x_label, y_label)
                 .heatmap(heatmap)
@@ -300,9 +326,14 @@ pub(super) fn psth_figure(result: &FindrResult, neuron: usize, synthetic: bool) 
             let pick = |values: &[f64]| -> Vec<f64> {
                 (0..p.bins).map(|b| values[p.index(g, b, neuron)]).collect()
             };
+            let name = if legend_group(g, p.gammas.len()) {
+                group_label(gamma, synthetic)
+            } else {
+                String::new()
+            };
             subplot.push(
                 Line::new(
-                    group_label(gamma, synthetic),
+                    name,
                     times.clone(),
                     smooth(&pick(&p.data_hz), PSTH_SMOOTH_BINS),
                 )
