@@ -185,7 +185,12 @@ fn fixed_point_table(ui: &mut egui::Ui, id: &str, points: &[FixedPoint]) {
                     .join(", "),
             );
             let (color, _, label) = stability_style(p.stability);
-            ui.colored_label(egui::Color32::from_rgb(color.r, color.g, color.b), label);
+            if p.stability == Stability::Stable {
+                // Black would vanish on a dark theme; stable points read as strong text.
+                ui.strong(label);
+            } else {
+                ui.colored_label(egui::Color32::from_rgb(color.r, color.g, color.b), label);
+            }
             ui.end_row();
         }
     });
