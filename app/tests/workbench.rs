@@ -3,6 +3,8 @@
 //! One test binary, so egui and wgpu are linked once.
 
 mod common;
+#[path = "panels/findr.rs"]
+mod findr;
 #[path = "panels/spectra.rs"]
 mod spectra;
 
@@ -345,6 +347,7 @@ fn every_project_runs_headless() {
             "ising-phase-transition" => check_phase_transition(out.path()),
             "weather-spectra-analytic" => spectra::check_analytic_sweep(out.path()),
             "weather-spectra-learned" => spectra::check_learned(&summary),
+            "findr-planted-line-attractor" => findr::check_findr(&summary),
             _ => {}
         }
     }

@@ -108,6 +108,54 @@ pub fn sht(options: &ShtBench) -> anyhow::Result<serde_json::Value> {
     Ok(value)
 }
 
+/// Options of `benchtop bench findr`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench findr",
+    about = "FINDR training-step timing (forward, backward, clip, SGD-momentum update)"
+)]
+pub struct FindrBench {
+    /// Trials per batch B.
+    #[arg(long, default_value_t = 25)]
+    pub trials: usize,
+    /// Bins per trial T.
+    #[arg(long, default_value_t = 100)]
+    pub bins: usize,
+    /// Neurons N.
+    #[arg(long, default_value_t = 50)]
+    pub neurons: usize,
+    /// Flow width H.
+    #[arg(long, default_value_t = 50)]
+    pub flow_width: usize,
+    /// Encoder hidden units E per direction.
+    #[arg(long, default_value_t = 50)]
+    pub encoder: usize,
+    /// Timed steps (after two warm-up steps).
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// Seed of the data and the weights.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The FINDR benchmark: `ms_per_step`, `final_loss` and the sizes.
+pub fn findr(options: &FindrBench) -> anyhow::Result<serde_json::Value> {
+    let mut value = benchtop_findr::bench::bench_training(&benchtop_findr::bench::BenchParams {
+        trials: options.trials,
+        bins: options.bins,
+        neurons: options.neurons,
+        flow_width: options.flow_width,
+        encoder: options.encoder,
+        steps: options.steps,
+        seed: options.seed,
+        ..benchtop_findr::bench::BenchParams::default()
+    })?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -119,7 +167,11 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("sht".to_owned()).chain(options.iter().cloned());
             sht(&ShtBench::try_parse_from(args)?)?
         }
-        other => anyhow::bail!("unknown engine `{other}`; available: ising, sht"),
+        "findr" => {
+            let args = std::iter::once("findr".to_owned()).chain(options.iter().cloned());
+            findr(&FindrBench::try_parse_from(args)?)?
+        }
+        other => anyhow::bail!("unknown engine `{other}`; available: ising, sht, findr"),
     };
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string(&value)?)?;

@@ -9,6 +9,7 @@
 //! entry to [`catalog`], and one arm to [`restore`].
 
 pub mod climate;
+pub mod neuroscience;
 pub mod statistical_physics;
 
 use std::path::Path;
@@ -93,11 +94,17 @@ pub enum PanelState {
     Ising(statistical_physics::ising::IsingState),
     /// Weather spectra and the AMSE loss.
     Spectra(climate::spectra::SpectraState),
+    /// FINDR flow fields from spike trains.
+    Findr(neuroscience::findr::FindrState),
 }
 
 /// Every panel kind, in catalog order.
 pub fn catalog() -> &'static [PanelKind] {
-    &[statistical_physics::ising::KIND, climate::spectra::KIND]
+    &[
+        statistical_physics::ising::KIND,
+        climate::spectra::KIND,
+        neuroscience::findr::KIND,
+    ]
 }
 
 /// The kind with identifier `id`.
@@ -112,6 +119,9 @@ pub fn restore(state: PanelState, sidecar: Option<&Sidecar>) -> anyhow::Result<B
             state, sidecar,
         )?)),
         PanelState::Spectra(state) => Ok(Box::new(climate::spectra::SpectraPanel::restore(
+            state, sidecar,
+        )?)),
+        PanelState::Findr(state) => Ok(Box::new(neuroscience::findr::FindrPanel::restore(
             state, sidecar,
         )?)),
     }

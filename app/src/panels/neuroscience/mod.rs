@@ -1,0 +1,3 @@
+//! Neuroscience panels.
+
+pub mod findr;

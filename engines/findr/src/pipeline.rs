@@ -1,0 +1,601 @@
+//! The whole FINDR fit: the per-neuron baseline, the VAE trained on one cross-validation split,
+//! and the flow-field analysis of the learned prior in a display frame.
+
+use candle_core::{DType, Device};
+use serde::{Deserialize, Serialize};
+
+use benchtop_compute::rng::derive_seed;
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+
+use crate::analysis::{FixedPoint, FixedPointParams, Stability, find_fixed_points};
+use crate::baseline::{self, BaselineParams};
+use crate::field::{FlowGrid, flow_grid};
+use crate::flow_weights::FlowWeights;
+use crate::frame::{align, orthogonalised_readout, transformed_flow};
+use crate::model::{Batch, FindrModel, ModelConfig};
+use crate::result::{EpochRecord, FindrResult, Frame, PlantedComparison};
+use crate::softplus::softplus;
+use crate::synthetic::{PlantedTruth, RATE_FLOOR_HZ};
+use crate::train::{TrainParams, evaluate, split, train};
+use crate::trajectories::{
+    click_probability, group_means, nearest_node, noiseless_paths, psths, trial_groups, visits,
+};
+use crate::trials::TrialSet;
+
+/// Trial groups used for user data without γ (quantiles of the net click rate).
+const FALLBACK_GROUPS: usize = 6;
+
+/// Parameters of the analysis after training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AnalysisParams {
+    /// Grid points per axis of the flow field.
+    pub grid_size: usize,
+    /// The fixed-point search (its box is replaced by the grid's extent; flows are in 1/s).
+    pub fixed_points: FixedPointParams,
+    /// A cell is in the sample zone when at least this fraction of trials visits it.
+    pub sample_zone_min_fraction: f64,
+}
+
+impl Default for AnalysisParams {
+    fn default() -> Self {
+        Self {
+            grid_size: 15,
+            fixed_points: FixedPointParams {
+                marginal_tolerance: 0.5,
+                merge_radius: 0.02,
+                ..FixedPointParams::default()
+            },
+            sample_zone_min_fraction: 0.01,
+        }
+    }
+}
+
+/// Everything a fit needs besides the data and the seed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FindrParams {
+    /// The baseline fit.
+    pub baseline: BaselineParams,
+    /// The model's sizes.
+    pub model: ModelConfig,
+    /// Training.
+    pub train: TrainParams,
+    /// The analysis.
+    pub analysis: AnalysisParams,
+}
+
+impl FindrParams {
+    /// Checks every parameter against the data's bin width; errors name the key.
+    pub fn validate(&self, bin_s: f64) -> Result<(), ComputeError> {
+        self.baseline.validate()?;
+        self.model.validate(bin_s)?;
+        self.train.validate()?;
+        if !(3..=200).contains(&self.analysis.grid_size) {
+            return Err(ComputeError::invalid("grid_size", "choose 3 to 200 points"));
+        }
+        if !(0.0..=1.0).contains(&self.analysis.sample_zone_min_fraction) {
+            return Err(ComputeError::invalid(
+                "sample_zone_min_fraction",
+                "choose a fraction from 0 to 1",
+            ));
+        }
+        self.analysis.fixed_points.validate()
+    }
+}
+
+fn check_data(data: &TrialSet) -> Result<(), ComputeError> {
+    let cells = data.n_trials * data.max_bins;
+    if data.spikes.len() != cells * data.n_neurons
+        || data.inputs.len() != cells * 2
+        || data.lengths.len() != data.n_trials
+        || data.times_s.len() != data.n_trials
+    {
+        return Err(ComputeError::invalid(
+            "data",
+            "the arrays do not match the trial, bin and neuron counts",
+        ));
+    }
+    if data.lengths.iter().any(|&l| l == 0 || l > data.max_bins) {
+        return Err(ComputeError::invalid(
+            "lengths",
+            "every trial needs 1 to max_bins valid bins",
+        ));
+    }
+    if data.spikes.iter().any(|y| !y.is_finite() || *y < 0.0) {
+        return Err(ComputeError::invalid(
+            "spikes",
+            "spike counts must be finite and non-negative",
+        ));
+    }
+    Ok(())
+}
+
+/// The data's mean firing rate, Hz (at least 1 Hz): the readout's scale.
+fn mean_rate_hz(data: &TrialSet) -> f64 {
+    let spikes: f64 = (0..data.n_trials)
+        .flat_map(|t| (0..data.lengths[t]).map(move |b| (t, b)))
+        .map(|(t, b)| {
+            let start = data.spike_index(t, b, 0);
+            data.spikes[start..start + data.n_neurons]
+                .iter()
+                .map(|&y| f64::from(y))
+                .sum::<f64>()
+        })
+        .sum();
+    #[allow(clippy::cast_precision_loss)]
+    let exposure = (data.valid_bins() * data.n_neurons) as f64 * data.bin_s;
+    (spikes / exposure.max(f64::MIN_POSITIVE)).max(1.0)
+}
+
+/// Poisson NLL per valid bin of the baseline alone (z = 0) on `trials`.
+fn baseline_only_nll(data: &TrialSet, cells: &[f64], trials: &[usize]) -> f64 {
+    let (mut total, mut bins) = (0.0, 0.0);
+    for &trial in trials {
+        for bin in 0..data.lengths[trial] {
+            for neuron in 0..data.n_neurons {
+                let i = data.spike_index(trial, bin, neuron);
+                let mean = (softplus(cells[i]) + RATE_FLOOR_HZ) * data.bin_s;
+                let y = f64::from(data.spikes[i]);
+                total += mean - y * mean.ln() + log_factorial(y);
+            }
+            bins += 1.0;
+        }
+    }
+    total / f64::max(bins, 1.0)
+}
+
+fn log_factorial(y: f64) -> f64 {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let k = y.round().max(0.0) as u64;
+    #[allow(clippy::cast_precision_loss)]
+    (2..=k).map(|i| (i as f64).ln()).sum()
+}
+
+/// Posterior mean latents (noiseless posterior path) of every trial, one entry per valid bin.
+fn posterior_means(
+    model: &FindrModel,
+    data: &TrialSet,
+    cells: &[f64],
+    device: &Device,
+) -> Result<Vec<Vec<[f64; 2]>>, ComputeError> {
+    const CHUNK: usize = 100;
+    let trials: Vec<usize> = (0..data.n_trials).collect();
+    let mut out = Vec::with_capacity(data.n_trials);
+    for chunk in trials.chunks(CHUNK) {
+        let batch = Batch::new(data, cells, chunk, device)?;
+        let latents: Vec<Vec<Vec<f32>>> = model
+            .posterior_path(&batch, None)?
+            .latents
+            .to_dtype(DType::F32)?
+            .to_vec3()?;
+        for (row, &trial) in chunk.iter().enumerate() {
+            out.push(
+                latents[row][..data.lengths[trial]]
+                    .iter()
+                    .map(|z| [f64::from(z[0]), f64::from(z[1])])
+                    .collect(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The box around `points` padded by 15 % on each side (at least ±0.5 around a point).
+fn padded_box(points: impl Iterator<Item = [f64; 2]>) -> ([f64; 2], [f64; 2]) {
+    let mut lo = [f64::INFINITY; 2];
+    let mut hi = [f64::NEG_INFINITY; 2];
+    for p in points.filter(|p| p[0].is_finite() && p[1].is_finite()) {
+        for d in 0..2 {
+            lo[d] = lo[d].min(p[d]);
+            hi[d] = hi[d].max(p[d]);
+        }
+    }
+    for d in 0..2 {
+        if !(lo[d].is_finite() && hi[d].is_finite()) {
+            (lo[d], hi[d]) = (-1.0, 1.0);
+        }
+        let pad = (0.15 * (hi[d] - lo[d])).max(0.5);
+        lo[d] -= pad;
+        hi[d] += pad;
+    }
+    (lo, hi)
+}
+
+/// The distance from `target` to the nearest stable or marginal point in `found`.
+fn nearest_attracting(found: &[FixedPoint], target: [f64; 2]) -> f64 {
+    found
+        .iter()
+        .filter(|p| matches!(p.stability, Stability::Stable | Stability::Marginal))
+        .map(|p| (p.z[0] - target[0]).hypot(p.z[1] - target[1]))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Fits FINDR to `data`: the baseline, then the VAE on fold `params.train.fold` (calling
+/// `on_epoch` after every epoch), then the analysis in the display frame (aligned to the planted
+/// latents when `truth` is given, the orthogonalised readout otherwise).
+#[allow(clippy::too_many_lines)]
+pub fn fit(
+    data: &TrialSet,
+    truth: Option<&PlantedTruth>,
+    params: &FindrParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_epoch: &mut dyn FnMut(&EpochRecord),
+) -> Result<FindrResult, ComputeError> {
+    params.validate(data.bin_s)?;
+    check_data(data)?;
+    progress.set(0.0, "fitting the per-neuron baseline");
+    let fitted = baseline::fit(data, &params.baseline, &progress.slice(0.0, 0.05), cancel)?;
+    let cells = fitted.baseline(data);
+    let folds = split(
+        data.n_trials,
+        params.train.folds,
+        params.train.fold,
+        derive_seed(seed, 10),
+    )?;
+    let device = Device::Cpu;
+    let model = FindrModel::new(
+        &params.model,
+        data.n_neurons,
+        data.bin_s,
+        mean_rate_hz(data),
+        derive_seed(seed, 11),
+        &device,
+    )?;
+    let outcome = train(
+        &model,
+        data,
+        &cells,
+        &folds,
+        &params.train,
+        derive_seed(seed, 12),
+        &progress.slice(0.05, 0.9),
+        cancel,
+        on_epoch,
+    )?;
+    progress.set(0.9, "analysing the learned flow");
+    let test_nll = evaluate(&model, data, &cells, &folds.test, None)?.0;
+    let test_nll_baseline_only = baseline_only_nll(data, &cells, &folds.test);
+
+    let weights = FlowWeights::from_flow(model.prior.flow())?;
+    let alpha = model.alpha();
+    let per_second = 1.0 / params.model.tau_s;
+    let drift = |z: [f64; 2], u: [f64; 2]| {
+        let f = weights.drift(&z, &u);
+        [f[0], f[1]]
+    };
+    let paths = noiseless_paths(data, drift, alpha);
+    let means = posterior_means(&model, data, &cells, &device)?;
+    cancel.check()?;
+
+    // The display frame.
+    let (frame, to_display, alignment_r2) = match truth {
+        Some(truth) => {
+            let mut source = Vec::with_capacity(data.valid_bins());
+            let mut target = Vec::with_capacity(data.valid_bins());
+            for (trial, path) in means.iter().enumerate() {
+                for (bin, z) in path.iter().enumerate() {
+                    let cell = trial * data.max_bins + bin;
+                    source.push(*z);
+                    target.push([truth.latents[2 * cell], truth.latents[2 * cell + 1]]);
+                }
+            }
+            let (map, r2) = align(&source, &target)?;
+            (Frame::AlignedToPlanted, map, r2)
+        }
+        None => {
+            let readout: Vec<f32> = model.readout_hz()?.flatten_all()?.to_vec1()?;
+            let readout: Vec<f64> = readout.into_iter().map(f64::from).collect();
+            let points: Vec<[f64; 2]> = paths.iter().flatten().copied().collect();
+            (
+                Frame::OrthogonalisedReadout,
+                orthogonalised_readout(&readout, &points),
+                f64::NAN,
+            )
+        }
+    };
+    let display_paths: Vec<Vec<[f64; 2]>> = paths
+        .iter()
+        .map(|p| p.iter().map(|&z| to_display.apply(z)).collect())
+        .collect();
+    let autonomous = transformed_flow(|z| drift(z, [0.0, 0.0]), to_display, per_second)?;
+    let mut extent: Vec<[f64; 2]> = display_paths.iter().flatten().copied().collect();
+    extent.extend(means.iter().flatten().map(|&z| to_display.apply(z)));
+    if let Some(truth) = truth {
+        extent.extend(truth.flow.point_attractors());
+    }
+    let (lo, hi) = padded_box(extent.into_iter());
+    let n = params.analysis.grid_size;
+    let flow = flow_grid(&autonomous, lo, hi, n)?;
+
+    // Input fields weighted by the click probability in each cell.
+    let start = to_display.apply([0.0, 0.0]);
+    let probability = click_probability(&flow, data, &display_paths, start);
+    let input_field = |side: usize| -> Result<FlowGrid, ComputeError> {
+        let mut u = [0.0; 2];
+        u[side] = 1.0;
+        let clicked = transformed_flow(|z| drift(z, u), to_display, per_second)?;
+        let mut grid = flow_grid(
+            |z| {
+                let (a, b) = (clicked(z), autonomous(z));
+                [a[0] - b[0], a[1] - b[1]]
+            },
+            lo,
+            hi,
+            n,
+        )?;
+        for (k, v) in grid.vectors.iter_mut().enumerate() {
+            *v = [v[0] * probability[side][k], v[1] * probability[side][k]];
+        }
+        grid.speed = grid.vectors.iter().map(|v| v[0].hypot(v[1])).collect();
+        Ok(grid)
+    };
+    let input_fields = [input_field(0)?, input_field(1)?];
+    let visit_counts = visits(&flow, &display_paths);
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let sample_zone_min_visits =
+        ((params.analysis.sample_zone_min_fraction * data.n_trials as f64).ceil() as usize).max(1);
+
+    let fixed_point_params = FixedPointParams {
+        box_min: lo,
+        box_max: hi,
+        ..params.analysis.fixed_points.clone()
+    };
+    let found = find_fixed_points(&autonomous, &fixed_point_params, cancel)?;
+    let in_zone = |p: &FixedPoint| {
+        nearest_node(&flow, p.z).is_some_and(|cell| visit_counts[cell] >= sample_zone_min_visits)
+    };
+    let fixed_points_outside_sample_zone = found.iter().filter(|p| !in_zone(p)).count();
+    let fixed_points: Vec<FixedPoint> = found.into_iter().filter(|p| in_zone(p)).collect();
+
+    let (values, group) = trial_groups(data, truth.map(|t| t.gammas.as_slice()), FALLBACK_GROUPS);
+    let trajectories = group_means(&paths, &values, &group, |z| to_display.apply(z));
+    let readout: Vec<f32> = model.readout_hz()?.flatten_all()?.to_vec1()?;
+    let n_neurons = data.n_neurons;
+    let model_psths = psths(data, &values, &group, |trial, bin, neuron| {
+        let z = means[trial][bin];
+        let drive = f64::from(readout[neuron]) * z[0]
+            + f64::from(readout[n_neurons + neuron]) * z[1]
+            + cells[data.spike_index(trial, bin, neuron)];
+        softplus(drive) + RATE_FLOOR_HZ
+    });
+
+    let planted = match truth {
+        Some(truth) => {
+            let planted_per_second = 1.0 / truth.tau_s;
+            let planted_flow = |z: [f64; 2]| {
+                let f = truth.flow.autonomous(z);
+                [f[0] * planted_per_second, f[1] * planted_per_second]
+            };
+            let planted_fixed_points =
+                find_fixed_points(planted_flow, &fixed_point_params, cancel)?;
+            let attractors = truth.flow.point_attractors();
+            let along = truth.flow.attractor_eigenvalues();
+            let line = truth.flow.line_eigenvalues();
+            Some(PlantedComparison {
+                planted_fixed_points,
+                planted_attractors: attractors,
+                planted_attractor_eigenvalues: along.map(|v| v * planted_per_second),
+                planted_line_eigenvalues: line.map(|v| v * planted_per_second),
+                attractor_errors: attractors.map(|a| nearest_attracting(&fixed_points, a)),
+                planted_flow: flow_grid(planted_flow, lo, hi, n)?,
+                alignment_r2,
+            })
+        }
+        None => None,
+    };
+    progress.set(1.0, "done");
+    Ok(FindrResult {
+        history: outcome.history,
+        best_epoch: outcome.best_epoch,
+        stopped_early: outcome.stopped_early,
+        test_nll,
+        test_nll_baseline_only,
+        frame,
+        to_display,
+        noise_sigma: model.noise_sigma()?,
+        flow,
+        input_fields,
+        visits: visit_counts,
+        sample_zone_min_visits,
+        fixed_points,
+        fixed_points_outside_sample_zone,
+        trajectories,
+        psths: model_psths,
+        planted,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{SyntheticParams, generate};
+
+    #[test]
+    fn a_short_fit_runs_end_to_end_and_reports_consistent_shapes() {
+        let synthetic = SyntheticParams {
+            n_trials: 30,
+            n_neurons: 8,
+            min_bins: 20,
+            max_bins: 30,
+            ..SyntheticParams::default()
+        };
+        let data = generate(&synthetic, 4, &Progress::new(), &CancelToken::new()).unwrap();
+        let params = FindrParams {
+            model: ModelConfig {
+                flow_width: 8,
+                encoder_hidden: 6,
+                ..ModelConfig::default()
+            },
+            train: TrainParams {
+                max_epochs: 3,
+                batch_trials: 10,
+                ..TrainParams::default()
+            },
+            analysis: AnalysisParams {
+                grid_size: 7,
+                ..AnalysisParams::default()
+            },
+            ..FindrParams::default()
+        };
+        let mut seen = Vec::new();
+        let result = fit(
+            &data.trials,
+            Some(&data.truth),
+            &params,
+            1,
+            &Progress::new(),
+            &CancelToken::new(),
+            &mut |r| seen.push(r.epoch),
+        )
+        .unwrap();
+        assert_eq!(seen, vec![1, 2, 3]);
+        assert_eq!(result.history.len(), 3);
+        assert!((1..=3).contains(&result.best_epoch));
+        assert_eq!(result.flow.vectors.len(), 49);
+        assert_eq!(result.visits.len(), 49);
+        assert_eq!(result.frame, Frame::AlignedToPlanted);
+        assert!(result.test_nll.is_finite() && result.test_nll_baseline_only.is_finite());
+        let planted = result.planted.as_ref().unwrap();
+        // The planted flow has its attractors at ±(1, 0) with eigenvalues in 1/s.
+        assert!(planted.planted_fixed_points.iter().any(|p| {
+            p.stability == Stability::Stable && (p.z[0] - 1.0).abs() < 1e-6 && p.z[1].abs() < 1e-6
+        }));
+        assert_eq!(result.psths.gammas.len(), result.trajectories.len());
+        // Without the truth the frame is the orthogonalised readout.
+        let plain = fit(
+            &data.trials,
+            None,
+            &params,
+            1,
+            &Progress::new(),
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(plain.frame, Frame::OrthogonalisedReadout);
+        assert!(plain.planted.is_none());
+        // Same seed, same result.
+        assert_eq!(plain.history, {
+            let again = fit(
+                &data.trials,
+                None,
+                &params,
+                1,
+                &Progress::new(),
+                &CancelToken::new(),
+                &mut |_| {},
+            )
+            .unwrap();
+            again.history
+        });
+        let cancelled = CancelToken::new();
+        cancelled.cancel();
+        assert!(
+            fit(
+                &data.trials,
+                None,
+                &params,
+                1,
+                &Progress::new(),
+                &cancelled,
+                &mut |_| {}
+            )
+            .is_err()
+        );
+    }
+
+    /// The planted-system recovery on the example project's data (200 trials, 50 neurons,
+    /// bistable bumps of strength 2/τ at ±(1, 0)): two attractors flanking a saddle, each
+    /// within 0.3 latent units of the planted ±f after the alignment. Run in release:
+    /// `cargo test --release -p benchtop-findr --lib planted_recovery -- --ignored --nocapture`
+    /// (`EPOCHS`, `SEED` override the defaults 80 and 1).
+    #[test]
+    #[ignore = "minutes of training; run in release"]
+    fn planted_recovery() {
+        let env = |k: &str, d: usize| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        let synthetic = SyntheticParams {
+            n_trials: 200,
+            latent_noise: 0.1,
+            flow: crate::planted::PlantedFlow {
+                bump_strength: 2.0,
+                bump_width: 0.2,
+                input_gain: 0.5,
+                ..crate::planted::PlantedFlow::default()
+            },
+            ..SyntheticParams::default()
+        };
+        let data = generate(&synthetic, 1, &Progress::new(), &CancelToken::new()).unwrap();
+        let params = FindrParams {
+            train: TrainParams {
+                max_epochs: env("EPOCHS", 80),
+                learning_rate: 0.2,
+                kl_warmup_decay: 0.95,
+                ..TrainParams::default()
+            },
+            ..FindrParams::default()
+        };
+        let start = std::time::Instant::now();
+        let result = fit(
+            &data.trials,
+            Some(&data.truth),
+            &params,
+            env("SEED", 1) as u64,
+            &Progress::new(),
+            &CancelToken::new(),
+            &mut |r| {
+                println!(
+                    "{:4} {:7.1}s lr {:.4} β {:.3} train {:.4}/{:.4} validation {:.4}/{:.4}",
+                    r.epoch,
+                    start.elapsed().as_secs_f64(),
+                    r.learning_rate,
+                    r.kl_weight,
+                    r.train_nll,
+                    r.train_kl,
+                    r.validation_nll,
+                    r.validation_kl
+                );
+            },
+        )
+        .unwrap();
+        let planted = result.planted.as_ref().unwrap();
+        println!(
+            "best epoch {}, test NLL {:.4} (baseline only {:.4}), alignment R² {:.3}, σ {:?}",
+            result.best_epoch,
+            result.test_nll,
+            result.test_nll_baseline_only,
+            planted.alignment_r2,
+            result.noise_sigma
+        );
+        for p in &result.fixed_points {
+            println!("{:?} {:?} {:?}", p.z, p.eigenvalues, p.stability);
+        }
+        println!("attractor errors {:?}", planted.attractor_errors);
+        assert!(result.test_nll < result.test_nll_baseline_only);
+        assert!(planted.attractor_errors.iter().all(|e| *e < 0.3));
+        let stable = |sign: f64| {
+            result
+                .fixed_points
+                .iter()
+                .any(|p| p.stability == Stability::Stable && p.z[0] * sign > 0.5)
+        };
+        assert!(stable(1.0) && stable(-1.0));
+        assert!(
+            result
+                .fixed_points
+                .iter()
+                .any(|p| { p.stability == Stability::Saddle && p.z[0].abs() < 0.5 })
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! What a FINDR fit produces, as plain data for plots, tables and `summary.json`.
+//!
+//! Every 2-D quantity is expressed in one display frame (see [`Frame`]); flows are F(z, u)/τ in
+//! latent units per second, eigenvalues in 1/s.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::FixedPoint;
+use crate::field::FlowGrid;
+
+/// One epoch of training.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpochRecord {
+    /// Epoch number, from 1.
+    pub epoch: usize,
+    /// Learning rate of the epoch's last step.
+    pub learning_rate: f64,
+    /// KL weight β_KL·(1 − decay^epoch) of the epoch.
+    pub kl_weight: f64,
+    /// Mean Poisson NLL per valid bin on the training trials, nats.
+    pub train_nll: f64,
+    /// Mean transition KL per valid bin on the training trials, nats.
+    pub train_kl: f64,
+    /// Mean Poisson NLL per valid bin on the validation trials, nats.
+    pub validation_nll: f64,
+    /// Mean transition KL per valid bin on the validation trials, nats.
+    pub validation_kl: f64,
+}
+
+/// The coordinates plots are drawn in: display z' = A z + c from the model's latent z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Frame {
+    /// Orthogonalised readout (z̃ = S Vᵀ z from the SVD of the readout), rotated onto the
+    /// principal axes of the noiseless trajectories: the paper's display frame.
+    OrthogonalisedReadout,
+    /// The least-squares affine map from the inferred latents onto the planted latents
+    /// (synthetic data only), so recovered and planted flows share axes.
+    AlignedToPlanted,
+}
+
+/// An affine map z' = A z + c between latent frames.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Affine2 {
+    /// A, row-major.
+    pub matrix: [[f64; 2]; 2],
+    /// c.
+    pub offset: [f64; 2],
+}
+
+/// Trial-averaged noiseless prior trajectories of one trial group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupTrajectory {
+    /// Evidence strength γ of the group (synthetic data), or the group's mean net click count
+    /// (right − left) per second for user data.
+    pub gamma: f64,
+    /// Trials in the group.
+    pub trials: usize,
+    /// Mean position per bin, display frame (bins where at least one trial is still running).
+    pub path: Vec<[f64; 2]>,
+}
+
+/// Peri-stimulus time histograms of data and model, by trial group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Psths {
+    /// The group values (as [`GroupTrajectory::gamma`]).
+    pub gammas: Vec<f64>,
+    /// Bins per PSTH.
+    pub bins: usize,
+    /// Neurons.
+    pub neurons: usize,
+    /// Bin width, s.
+    pub bin_s: f64,
+    /// Data rates, Hz, `[group, bin, neuron]` row-major (NaN where no trial covers the bin).
+    pub data_hz: Vec<f64>,
+    /// Model rates (posterior means through the readout and baseline), Hz, same layout.
+    pub model_hz: Vec<f64>,
+}
+
+impl Psths {
+    /// Index of `[group, bin, neuron]`.
+    pub fn index(&self, group: usize, bin: usize, neuron: usize) -> usize {
+        (group * self.bins + bin) * self.neurons + neuron
+    }
+}
+
+/// The planted system next to the recovered one (synthetic data only), in the planted frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlantedComparison {
+    /// The planted fixed points found on the planted autonomous flow /τ.
+    pub planted_fixed_points: Vec<FixedPoint>,
+    /// The planted point attractors ±f.
+    pub planted_attractors: [[f64; 2]; 2],
+    /// The planted eigenvalues at the attractors (along, across), 1/s.
+    pub planted_attractor_eigenvalues: [f64; 2],
+    /// The planted eigenvalues on the line away from the bumps (0 and across), 1/s.
+    pub planted_line_eigenvalues: [f64; 2],
+    /// For each planted attractor, the distance to the nearest recovered stable or marginal
+    /// fixed point, latent units (infinite when none was found).
+    pub attractor_errors: [f64; 2],
+    /// The planted autonomous flow /τ on the same grid as the recovered one.
+    pub planted_flow: FlowGrid,
+    /// Fraction of planted-latent variance explained by the affine alignment (R²).
+    pub alignment_r2: f64,
+}
+
+/// Everything a FINDR fit produces.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FindrResult {
+    /// Per-epoch training curves.
+    pub history: Vec<EpochRecord>,
+    /// The epoch whose weights were kept (lowest validation loss after the KL warm-up).
+    pub best_epoch: usize,
+    /// Whether training stopped early (patience ran out) rather than at the epoch limit.
+    pub stopped_early: bool,
+    /// Poisson NLL per valid bin on the held-out test fold, nats.
+    pub test_nll: f64,
+    /// Poisson NLL per valid bin of the baseline alone on the test fold, nats.
+    pub test_nll_baseline_only: f64,
+    /// The display frame.
+    pub frame: Frame,
+    /// The map from the model's latent to the display frame.
+    pub to_display: Affine2,
+    /// The learned noise σ per latent dimension.
+    pub noise_sigma: Vec<f64>,
+    /// The autonomous flow F(z, 0)/τ on the grid, latent units/s, display frame.
+    pub flow: FlowGrid,
+    /// The click-driven flows [F(z, e) − F(z, 0)]/τ for a left and a right click, weighted by
+    /// the click probability at z (display frame).
+    pub input_fields: [FlowGrid; 2],
+    /// Trials whose noiseless trajectory visits each grid cell, `[j·nx + i]` as the flow grid.
+    pub visits: Vec<usize>,
+    /// Visits at or above which a cell belongs to the sample zone.
+    pub sample_zone_min_visits: usize,
+    /// Fixed points of the autonomous flow inside the sample zone (display frame, eigenvalues
+    /// in 1/s). Points outside it sit where the data never go (often where the learned gate
+    /// has closed and the flow vanishes) and say nothing about the data.
+    pub fixed_points: Vec<FixedPoint>,
+    /// Fixed points found outside the sample zone and left out of `fixed_points`.
+    pub fixed_points_outside_sample_zone: usize,
+    /// Trial-averaged noiseless trajectories by group.
+    pub trajectories: Vec<GroupTrajectory>,
+    /// Data and model PSTHs by group.
+    pub psths: Psths,
+    /// The planted comparison, for synthetic data.
+    pub planted: Option<PlantedComparison>,
+}
+
+impl FindrResult {
+    /// Whether a grid cell belongs to the sample zone.
+    pub fn in_sample_zone(&self, cell: usize) -> bool {
+        self.visits
+            .get(cell)
+            .is_some_and(|&v| v >= self.sample_zone_min_visits)
+    }
+}
