@@ -17,7 +17,7 @@ Benchtop is faster). The Benchtop side is `benchtop bench findr --trials B --bin
 --flow-width H --encoder E --steps S`, with RAYON_NUM_THREADS set to --threads.
 
     python3 -m pip install torch numpy
-    cargo build --release -p benchtop
+    cargo build --release --workspace
     python3 scripts/bench_findr_peer.py [--trials 25] [--bins 100] [--neurons 50]
                                         [--flow-width 50] [--encoder 50] [--steps 50]
                                         [--threads 2] [--benchtop target/release/benchtop]
@@ -188,7 +188,7 @@ def pytorch_peer(args):
 def benchtop_side(args):
     if not os.path.exists(args.benchtop):
         sys.exit(
-            f"{args.benchtop} not found: build it with `cargo build --release -p benchtop` "
+            f"{args.benchtop} not found: build it with `cargo build --release --workspace` "
             "or pass --benchtop PATH (or --skip-benchtop to time PyTorch alone)"
         )
     command = [

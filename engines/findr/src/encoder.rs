@@ -4,7 +4,13 @@
 //! r = σ(y W_ry + u W_ru + h W_rh + b_r), k = σ(y W_ky + u W_ku + h W_kh + b_k),
 //! n = tanh(y W_ny + u W_nu + r ⊙ (h W_nh + b_n)), h' = (1 − k) ⊙ n + k ⊙ h, from h = 0.
 //! The backward direction runs over each trial's valid bins in reverse, so padding never
-//! reaches it. Output e_t = [→h_t, ←h_t], `[batch, T, 2E]`.
+//! reaches it: it runs from the last padded bin down, and its state is zeroed in every bin past a
+//! trial's length, so each trial's backward pass starts from h = 0 at its own last bin. Output
+//! e_t = [→h_t, ←h_t] per bin.
+//!
+//! The sequence is processed bin by bin from constant slices of the data, never by slicing a
+//! tracked `[B, T, …]` tensor: the gradient of each such slice is a zero-padded copy of the whole
+//! tensor, which would make the backward pass quadratic in T.
 //!
 //! Input kernels use variance scaling 1 (fan-in, truncated normal), recurrent kernels are
 //! orthogonal, biases N(0, (1e-3)²).
@@ -100,19 +106,12 @@ impl GruCell {
         vars
     }
 
-    /// Projects spikes `[B, T, N]` and inputs `[B, T, U]` to `[B, T, 3E]`.
-    fn project(&self, spikes: &Tensor, inputs: &Tensor) -> Result<Tensor, ComputeError> {
-        let (b, t, n) = spikes.dims3()?;
-        let u = inputs.dim(2)?;
-        let from_spikes = spikes
-            .reshape((b * t, n))?
-            .matmul(self.spike_kernel.as_tensor())?;
-        let from_inputs = inputs
-            .reshape((b * t, u))?
-            .matmul(self.input_kernel.as_tensor())?;
-        Ok(from_spikes
-            .add(&from_inputs)?
-            .reshape((b, t, 3 * self.hidden))?)
+    /// The spike and input kernels stacked `[N + U, 3E]`, for rows of [spikes, inputs].
+    fn input_kernels(&self) -> Result<Tensor, ComputeError> {
+        Ok(Tensor::cat(
+            &[self.spike_kernel.as_tensor(), self.input_kernel.as_tensor()],
+            0,
+        )?)
     }
 
     /// The recurrent kernels side by side `[E, 3E]` and the biases `[3E]`, in the order r, k, n.
@@ -153,40 +152,30 @@ impl GruCell {
         Ok(candidate.add(&keep.mul(&h.sub(&candidate)?)?)?)
     }
 
-    /// Runs over all T bins from h = 0; returns `[B, T, E]`.
-    fn run(&self, projected: &Tensor) -> Result<Tensor, ComputeError> {
-        let (b, t, _) = projected.dims3()?;
+    /// Runs over `bins` (bin indices in processing order) of the data `x` `[B, T, N + U]` from
+    /// h = 0, zeroing the state where `mask` (per bin, `[B, 1]`) is given; returns the state
+    /// after each processed bin, in processing order.
+    fn run(
+        &self,
+        x: &Tensor,
+        bins: impl Iterator<Item = usize>,
+        masks: &[Option<Tensor>],
+    ) -> Result<Vec<Tensor>, ComputeError> {
+        let (b, t, _) = x.dims3()?;
+        let input_kernel = self.input_kernels()?;
         let (kernel, bias) = self.fused()?;
-        let mut h = Tensor::zeros((b, self.hidden), projected.dtype(), projected.device())?;
+        let mut h = Tensor::zeros((b, self.hidden), x.dtype(), x.device())?;
         let mut states = Vec::with_capacity(t);
-        for step in 0..t {
-            let x = projected.narrow(1, step, 1)?.squeeze(1)?;
-            h = self.fused_step(&h, &x, &kernel, &bias)?;
+        for bin in bins {
+            let projected = x.narrow(1, bin, 1)?.squeeze(1)?.matmul(&input_kernel)?;
+            h = self.fused_step(&h, &projected, &kernel, &bias)?;
+            if let Some(mask) = &masks[bin] {
+                h = h.broadcast_mul(mask)?;
+            }
             states.push(h.clone());
         }
-        Ok(Tensor::stack(&states, 1)?)
+        Ok(states)
     }
-}
-
-/// Row indices that reverse each trial's first `lengths[b]` bins (padding stays in place), for
-/// a `[B·T, …]` flattening. The map is its own inverse.
-pub fn reversal_indices(lengths: &[usize], max_bins: usize) -> Vec<u32> {
-    let mut indices = Vec::with_capacity(lengths.len() * max_bins);
-    for (b, &len) in lengths.iter().enumerate() {
-        for t in 0..max_bins {
-            let source = if t < len { len - 1 - t } else { t };
-            #[allow(clippy::cast_possible_truncation)]
-            indices.push((b * max_bins + source) as u32);
-        }
-    }
-    indices
-}
-
-fn reverse(x: &Tensor, indices: &Tensor) -> Result<Tensor, ComputeError> {
-    let (b, t, f) = x.dims3()?;
-    Ok(x.reshape((b * t, f))?
-        .index_select(indices, 0)?
-        .reshape((b, t, f))?)
 }
 
 /// The bidirectional encoder.
@@ -214,14 +203,14 @@ impl Encoder {
         vars
     }
 
-    /// Encodes spikes `[B, T, N]` and inputs `[B, T, U]` with valid `lengths` into
-    /// e `[B, T, 2E]` = [forward, backward].
-    pub fn encode(
+    /// Encodes spikes `[B, T, N]` and inputs `[B, T, U]` with valid `lengths` into one
+    /// e_t = [→h_t, ←h_t] `[B, 2E]` per bin.
+    pub fn encode_bins(
         &self,
         spikes: &Tensor,
         inputs: &Tensor,
         lengths: &[usize],
-    ) -> Result<Tensor, ComputeError> {
+    ) -> Result<Vec<Tensor>, ComputeError> {
         let (b, t, _) = spikes.dims3()?;
         if lengths.len() != b || lengths.iter().any(|&l| l > t) {
             return Err(ComputeError::invalid(
@@ -229,14 +218,41 @@ impl Encoder {
                 format!("expected {b} lengths of at most {t} bins"),
             ));
         }
-        let forward = self.forward.run(&self.forward.project(spikes, inputs)?)?;
-        let indices = Tensor::from_vec(reversal_indices(lengths, t), b * t, spikes.device())?;
-        let projected = self.backward.project(spikes, inputs)?;
-        let backward = reverse(
-            &self.backward.run(&reverse(&projected, &indices)?)?,
-            &indices,
-        )?;
-        Ok(Tensor::cat(&[forward, backward], D::Minus1)?)
+        let x = Tensor::cat(&[spikes, inputs], 2)?.detach();
+        let forward = self.forward.run(&x, 0..t, &vec![None; t])?;
+        // Bins at or past some trial's length get a mask that zeroes those trials' state.
+        let masks = (0..t)
+            .map(|bin| {
+                if lengths.iter().all(|&l| bin < l) {
+                    return Ok(None);
+                }
+                let keep: Vec<f32> = lengths
+                    .iter()
+                    .map(|&l| f32::from(u8::from(bin < l)))
+                    .collect();
+                Ok(Some(Tensor::from_vec(keep, (b, 1), spikes.device())?))
+            })
+            .collect::<Result<Vec<_>, ComputeError>>()?;
+        let mut backward = self.backward.run(&x, (0..t).rev(), &masks)?;
+        backward.reverse();
+        forward
+            .iter()
+            .zip(&backward)
+            .map(|(f, r)| Ok(Tensor::cat(&[f, r], D::Minus1)?))
+            .collect()
+    }
+
+    /// [`Self::encode_bins`] stacked into e `[B, T, 2E]`.
+    pub fn encode(
+        &self,
+        spikes: &Tensor,
+        inputs: &Tensor,
+        lengths: &[usize],
+    ) -> Result<Tensor, ComputeError> {
+        Ok(Tensor::stack(
+            &self.encode_bins(spikes, inputs, lengths)?,
+            1,
+        )?)
     }
 }
 
@@ -292,11 +308,6 @@ mod tests {
                 assert!((f64::from(got[b][j]) - expected).abs() < 1e-5, "[{b}][{j}]");
             }
         }
-    }
-
-    #[test]
-    fn reversal_reverses_valid_bins_only() {
-        assert_eq!(reversal_indices(&[3, 1], 4), vec![2, 1, 0, 3, 4, 5, 6, 7]);
     }
 
     #[test]

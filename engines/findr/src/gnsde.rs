@@ -136,61 +136,82 @@ impl GatedFlow {
 
     /// The drift F(z, u) `[batch, D]`, units of 1/τ.
     pub fn drift(&self, z: &Tensor, u: &Tensor) -> Result<Tensor, ComputeError> {
-        self.drift_with_drive(z, &self.state_kernel()?, &self.input_drive(u)?)
-    }
-
-    /// The state kernels of gate and hidden layer side by side, `[D, D + H]`.
-    pub fn state_kernel(&self) -> Result<Tensor, ComputeError> {
-        Ok(Tensor::cat(
-            &[self.gate_state.as_tensor(), self.hidden_state.as_tensor()],
-            1,
-        )?)
-    }
-
-    /// The input's part of the gate and hidden pre-activations plus their biases for every
-    /// row of `u` (`[…, U]` → `[…, D + H]`), computed once for a whole sequence.
-    pub fn input_drive(&self, u: &Tensor) -> Result<Tensor, ComputeError> {
-        let kernel = Tensor::cat(
-            &[self.gate_input.as_tensor(), self.hidden_input.as_tensor()],
-            1,
-        )?;
-        let bias = Tensor::cat(
-            &[self.gate_bias.as_tensor(), self.hidden_bias.as_tensor()],
-            0,
-        )?;
-        Ok(u.broadcast_matmul(&kernel)?.broadcast_add(&bias)?)
-    }
-
-    /// The drift from z `[B, D]`, the state kernel ([`Self::state_kernel`]) and a precomputed
-    /// drive `[B, D + H]` ([`Self::input_drive`], or any extra terms added to it).
-    pub fn drift_with_drive(
-        &self,
-        z: &Tensor,
-        state_kernel: &Tensor,
-        drive: &Tensor,
-    ) -> Result<Tensor, ComputeError> {
-        gated_drift(
+        self.kernels()?.drift(
             z,
-            state_kernel,
-            drive,
+            &[u],
             self.output.as_tensor(),
             self.output_bias.as_tensor(),
         )
     }
+
+    /// The gate and hidden kernels side by side, built once per sequence.
+    pub fn kernels(&self) -> Result<DriveKernels, ComputeError> {
+        DriveKernels::new(
+            (&self.gate_state, &self.hidden_state),
+            &[(&self.gate_input, &self.hidden_input)],
+            (&self.gate_bias, &self.hidden_bias),
+        )
+    }
 }
 
-/// The gated drift g ⊙ (tanh(silu(a_h) W_o + c_o) − z) where [a_g, a_h] = z K + drive and
-/// g = sigmoid(a_g): the shared form of the prior and posterior cells.
-pub fn gated_drift(
+/// The gate and hidden layer's kernels side by side (columns: D gate units, then H hidden
+/// units): on the state z, on each extra input (the click input, the encoder output), and the
+/// biases. One matrix product per input covers both layers.
+#[derive(Clone, Debug)]
+pub struct DriveKernels {
+    /// On the state, `[D, D + H]`.
+    pub state: Tensor,
+    /// On each extra input, `[width, D + H]`, in the order the drift receives the inputs.
+    pub inputs: Vec<Tensor>,
+    /// Biases `[D + H]`.
+    pub bias: Tensor,
+}
+
+impl DriveKernels {
+    /// Joins (gate, hidden) kernel pairs.
+    pub fn new(
+        state: (&Var, &Var),
+        inputs: &[(&Var, &Var)],
+        bias: (&Var, &Var),
+    ) -> Result<Self, ComputeError> {
+        let join =
+            |(g, h): (&Var, &Var), dim: usize| Tensor::cat(&[g.as_tensor(), h.as_tensor()], dim);
+        Ok(Self {
+            state: join(state, 1)?,
+            inputs: inputs
+                .iter()
+                .map(|&pair| join(pair, 1))
+                .collect::<Result<_, _>>()?,
+            bias: join(bias, 0)?,
+        })
+    }
+
+    /// The gated drift at z `[B, D]` with the extra inputs `[B, width]` (as many as kernels).
+    pub fn drift(
+        &self,
+        z: &Tensor,
+        inputs: &[&Tensor],
+        output: &Tensor,
+        output_bias: &Tensor,
+    ) -> Result<Tensor, ComputeError> {
+        let mut drive = z.matmul(&self.state)?.broadcast_add(&self.bias)?;
+        for (x, kernel) in inputs.iter().zip(&self.inputs) {
+            drive = drive.add(&x.matmul(kernel)?)?;
+        }
+        gated_drift(z, &drive, output, output_bias)
+    }
+}
+
+/// The gated drift g ⊙ (tanh(silu(a_h) W_o + c_o) − z) from the pre-activations
+/// [a_g, a_h] = `pre` and g = sigmoid(a_g): the shared form of the prior and posterior cells.
+fn gated_drift(
     z: &Tensor,
-    state_kernel: &Tensor,
-    drive: &Tensor,
+    pre: &Tensor,
     output: &Tensor,
     output_bias: &Tensor,
 ) -> Result<Tensor, ComputeError> {
     let d = z.dim(1)?;
-    let width = drive.dim(1)? - d;
-    let pre = z.matmul(state_kernel)?.add(drive)?;
+    let width = pre.dim(1)? - d;
     let gate = candle_nn::ops::sigmoid(&pre.narrow(1, 0, d)?)?;
     let target = pre
         .narrow(1, d, width)?

@@ -281,7 +281,7 @@ impl FindrModel {
         let device = batch.spikes.device();
         let context = self
             .encoder
-            .encode(&batch.spikes, &batch.inputs, &batch.lengths)?;
+            .encode_bins(&batch.spikes, &batch.inputs, &batch.lengths)?;
         let sigma = self.prior.sigma()?;
         let noise = match noise_seed {
             Some(seed) => Some(standard_normal(
@@ -293,29 +293,26 @@ impl FindrModel {
             None => None,
         };
         let zero_noise = Tensor::zeros((b, LATENT_DIM), DType::F32, device)?;
-        // Everything that does not depend on z is computed once for the whole sequence.
-        let posterior_drive = self.posterior.context_drive(&context, &batch.inputs)?;
-        let posterior_kernel = self.posterior.state_kernel()?;
+        // Kernels are joined once per sequence; per-bin slices come from constant data only
+        // (see the encoder's note on quadratic backward passes).
+        let posterior_kernels = self.posterior.kernels()?;
         let flow = self.prior.flow();
-        let prior_drive = flow.input_drive(&batch.inputs)?;
-        let prior_kernel = flow.state_kernel()?;
+        let prior_kernels = flow.kernels()?;
+        let output = (flow.output.as_tensor(), flow.output_bias.as_tensor());
+        let inputs = batch.inputs.detach();
         let mut z = Tensor::zeros((b, LATENT_DIM), DType::F32, device)?;
         let mut latents = Vec::with_capacity(t);
         let mut kls = Vec::with_capacity(t);
-        for step in 0..t {
-            let at = |x: &Tensor| x.narrow(1, step, 1)?.squeeze(1);
+        for (step, e) in context.iter().enumerate() {
+            let u = inputs.narrow(1, step, 1)?.squeeze(1)?;
             let eps = match &noise {
                 Some(all) => all.narrow(0, step * b, b)?,
                 None => zero_noise.clone(),
             };
-            let (drift_posterior, next) = self.posterior.step_with_drive(
-                &z,
-                &posterior_kernel,
-                &at(&posterior_drive)?,
-                &sigma,
-                &eps,
-            )?;
-            let drift_prior = flow.drift_with_drive(&z, &prior_kernel, &at(&prior_drive)?)?;
+            let (drift_posterior, next) =
+                self.posterior
+                    .step_with(&posterior_kernels, &z, e, &u, &sigma, &eps)?;
+            let drift_prior = prior_kernels.drift(&z, &[&u], output.0, output.1)?;
             kls.push(transition_kl(
                 &drift_prior,
                 &drift_posterior,

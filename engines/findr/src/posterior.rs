@@ -11,7 +11,7 @@ use candle_core::{Device, Tensor, Var};
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::seeded;
 
-use crate::gnsde::{GnsdeConfig, INPUT_KERNEL_SCALE, STATE_KERNEL_SCALE, gated_drift};
+use crate::gnsde::{DriveKernels, GnsdeConfig, INPUT_KERNEL_SCALE, STATE_KERNEL_SCALE};
 use crate::init::{bias, kernel};
 
 /// The posterior drift's parameters.
@@ -87,55 +87,48 @@ impl PosteriorCell {
 
     /// The posterior drift μ_φ(z, e, u) `[batch, D]`, units of 1/τ.
     pub fn drift(&self, z: &Tensor, e: &Tensor, u: &Tensor) -> Result<Tensor, ComputeError> {
-        gated_drift(
+        self.drift_with(&self.kernels()?, z, e, u)
+    }
+
+    /// The gate and hidden kernels side by side (inputs: e, then u), built once per sequence.
+    pub fn kernels(&self) -> Result<DriveKernels, ComputeError> {
+        DriveKernels::new(
+            (&self.gate[0], &self.hidden[0]),
+            &[
+                (&self.gate[1], &self.hidden[1]),
+                (&self.gate[2], &self.hidden[2]),
+            ],
+            (&self.gate_bias, &self.hidden_bias),
+        )
+    }
+
+    /// The drift with kernels from [`Self::kernels`].
+    pub fn drift_with(
+        &self,
+        kernels: &DriveKernels,
+        z: &Tensor,
+        e: &Tensor,
+        u: &Tensor,
+    ) -> Result<Tensor, ComputeError> {
+        kernels.drift(
             z,
-            &self.state_kernel()?,
-            &self.context_drive(e, u)?,
+            &[e, u],
             self.output.as_tensor(),
             self.output_bias.as_tensor(),
         )
     }
 
-    /// The state kernels of gate and hidden layer side by side, `[D, D + H]`.
-    pub fn state_kernel(&self) -> Result<Tensor, ComputeError> {
-        Ok(Tensor::cat(
-            &[self.gate[0].as_tensor(), self.hidden[0].as_tensor()],
-            1,
-        )?)
-    }
-
-    /// The encoder output's and the input's parts of the gate and hidden pre-activations plus
-    /// their biases, for whole sequences: e `[B, T, C]`, u `[B, T, U]` → `[B, T, D + H]`.
-    pub fn context_drive(&self, e: &Tensor, u: &Tensor) -> Result<Tensor, ComputeError> {
-        let join =
-            |k: usize| Tensor::cat(&[self.gate[k].as_tensor(), self.hidden[k].as_tensor()], 1);
-        let bias = Tensor::cat(
-            &[self.gate_bias.as_tensor(), self.hidden_bias.as_tensor()],
-            0,
-        )?;
-        Ok(e.broadcast_matmul(&join(1)?)?
-            .add(&u.broadcast_matmul(&join(2)?)?)?
-            .broadcast_add(&bias)?)
-    }
-
-    /// One reparameterised step from a precomputed drive `[B, D + H]` (one bin of
-    /// [`Self::context_drive`]) and the state kernel ([`Self::state_kernel`]); returns
-    /// (drift, next state).
-    pub fn step_with_drive(
+    /// One reparameterised step with kernels from [`Self::kernels`]; returns (drift, next state).
+    pub fn step_with(
         &self,
+        kernels: &DriveKernels,
         z: &Tensor,
-        state_kernel: &Tensor,
-        drive: &Tensor,
+        e: &Tensor,
+        u: &Tensor,
         sigma: &Tensor,
         noise: &Tensor,
     ) -> Result<(Tensor, Tensor), ComputeError> {
-        let drift = gated_drift(
-            z,
-            state_kernel,
-            drive,
-            self.output.as_tensor(),
-            self.output_bias.as_tensor(),
-        )?;
+        let drift = self.drift_with(kernels, z, e, u)?;
         let next = z
             .add(&drift.affine(self.alpha, 0.0)?)?
             .add(&noise.broadcast_mul(sigma)?.affine(self.alpha.sqrt(), 0.0)?)?;
@@ -151,11 +144,7 @@ impl PosteriorCell {
         sigma: &Tensor,
         noise: &Tensor,
     ) -> Result<(Tensor, Tensor), ComputeError> {
-        let drift = self.drift(z, e, u)?;
-        let next = z
-            .add(&drift.affine(self.alpha, 0.0)?)?
-            .add(&noise.broadcast_mul(sigma)?.affine(self.alpha.sqrt(), 0.0)?)?;
-        Ok((drift, next))
+        self.step_with(&self.kernels()?, z, e, u, sigma, noise)
     }
 }
 
