@@ -12,7 +12,7 @@ use crate::baseline::{self, BaselineParams};
 use crate::field::{FlowGrid, flow_grid};
 use crate::flow_weights::FlowWeights;
 use crate::frame::{align, orthogonalised_readout, transformed_flow};
-use crate::model::{Batch, FindrModel, ModelConfig};
+use crate::model::{Batch, FindrModel, ModelConfig, single_threaded};
 use crate::result::{EpochRecord, FindrResult, Frame, PlantedComparison};
 use crate::softplus::softplus;
 use crate::synthetic::{PlantedTruth, RATE_FLOOR_HZ};
@@ -222,7 +222,20 @@ pub fn fit(
     seed: u64,
     progress: &Progress,
     cancel: &CancelToken,
-    on_epoch: &mut dyn FnMut(&EpochRecord),
+    on_epoch: &mut (dyn FnMut(&EpochRecord) + Send),
+) -> Result<FindrResult, ComputeError> {
+    single_threaded(|| fit_here(data, truth, params, seed, progress, cancel, on_epoch))
+}
+
+/// [`fit`] on the calling thread's rayon pool.
+fn fit_here(
+    data: &TrialSet,
+    truth: Option<&PlantedTruth>,
+    params: &FindrParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_epoch: &mut (dyn FnMut(&EpochRecord) + Send),
 ) -> Result<FindrResult, ComputeError> {
     params.validate(data.bin_s)?;
     check_data(data)?;
