@@ -112,7 +112,8 @@ pub struct FindrResult {
     pub best_epoch: usize,
     /// Whether training stopped early (patience ran out) rather than at the epoch limit.
     pub stopped_early: bool,
-    /// Poisson NLL per valid bin on the held-out test fold, nats.
+    /// Poisson NLL per valid bin on the held-out test fold (one posterior sample, as the
+    /// validation curve), nats.
     pub test_nll: f64,
     /// Poisson NLL per valid bin of the baseline alone on the test fold, nats.
     pub test_nll_baseline_only: f64,

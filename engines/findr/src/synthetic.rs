@@ -62,6 +62,10 @@ pub struct SyntheticParams {
     pub baseline_drift_hz: f64,
     /// Time from one trial's start to the next, s.
     pub inter_trial_s: f64,
+    /// When set, clicks arrive only during the first this-many seconds of a trial and the rest
+    /// is a delay without input, where the autonomous flow alone moves the latent (this
+    /// separates the flow from the input's push).
+    pub stimulus_s: Option<f64>,
 }
 
 impl Default for SyntheticParams {
@@ -85,6 +89,7 @@ impl Default for SyntheticParams {
             baseline_within_trial_hz: 3.0,
             baseline_drift_hz: 2.0,
             inter_trial_s: 6.0,
+            stimulus_s: None,
         }
     }
 }
@@ -166,6 +171,14 @@ impl SyntheticParams {
             return Err(ComputeError::invalid(
                 "gammas",
                 "give at least one finite evidence strength",
+            ));
+        }
+        if let Some(stimulus) = self.stimulus_s
+            && !(stimulus.is_finite() && stimulus > 0.0)
+        {
+            return Err(ComputeError::invalid(
+                "stimulus_s",
+                "must be a positive number of seconds (or absent: clicks throughout)",
             ));
         }
         self.flow.validate()
@@ -288,7 +301,7 @@ pub fn generate(
             &mut task_rng,
             gamma,
             params.total_click_rate_hz,
-            duration_s,
+            params.stimulus_s.map_or(duration_s, |s| s.min(duration_s)),
             adaptation,
         )?;
         let binned = bin_clicks(&clicks, length, params.bin_s);
@@ -466,6 +479,34 @@ mod tests {
             .filter(|(g, c)| (**g > 0.0) == **c)
             .count();
         assert!(agree >= 76, "{agree} of 80 choices follow the evidence");
+    }
+
+    #[test]
+    fn clicks_stop_after_the_stimulus_window() {
+        let params = SyntheticParams {
+            stimulus_s: Some(0.2),
+            ..small()
+        };
+        let data = generate(&params, 3, &Progress::new(), &CancelToken::new()).unwrap();
+        let t = &data.trials;
+        let mut before = 0.0;
+        for trial in 0..t.n_trials {
+            for bin in 0..t.lengths[trial] {
+                let u = t.input(trial, bin);
+                if bin >= 20 {
+                    assert_eq!(u, [0.0, 0.0], "trial {trial}, bin {bin}");
+                } else {
+                    before += f64::from(u[0] + u[1]);
+                }
+            }
+            assert!(data.truth.clicks[trial].iter().all(|c| c.time_s < 0.2));
+        }
+        assert!(before > 0.0);
+        let bad = SyntheticParams {
+            stimulus_s: Some(-1.0),
+            ..small()
+        };
+        assert!(bad.validate().is_err());
     }
 
     #[test]

@@ -354,6 +354,20 @@ fn synthetic_controls(ui: &mut egui::Ui, data: &mut DataParams) {
         "Longest trial (bins)",
         egui::DragValue::new(&mut s.max_bins).range(1..=10_000),
     );
+    let mut delay = s.stimulus_s.is_some();
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut delay, "Clicks only in the first")
+            .on_hover_text("The rest of each trial is a delay without clicks, where the autonomous flow alone moves the latent.");
+        let mut stimulus = s.stimulus_s.unwrap_or(0.4);
+        ui.add_enabled(
+            delay,
+            egui::DragValue::new(&mut stimulus)
+                .speed(0.01)
+                .range(0.01..=100.0)
+                .suffix(" s"),
+        );
+        s.stimulus_s = delay.then_some(stimulus);
+    });
     ui.strong("Planted flow");
     let f = &mut s.flow;
     labelled(
