@@ -1,0 +1,14 @@
+//! NeuroTree (Ding et al., ICML 2025): hierarchical functional brain pathways.
+//!
+//! - [`matrix`]: a small dense row-major matrix used throughout.
+//! - [`cohort`]: a seeded synthetic cohort (stable VAR(1) over ROIs in 7 Yeo-style networks, a
+//!   group effect on default-mode coupling, an age effect on global coupling).
+//! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
+//! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
+//! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
+
+pub mod connectivity;
+pub mod graph_tree;
+pub mod matrix;
+
+pub use matrix::Matrix;

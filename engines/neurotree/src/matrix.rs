@@ -1,0 +1,193 @@
+//! A small dense row-major `f64` matrix: ROI × time series, FC matrices, VAR couplings.
+
+use benchtop_compute::ComputeError;
+use serde::{Deserialize, Serialize};
+
+/// A dense `rows × cols` matrix stored row-major.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Matrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f64>,
+}
+
+impl Matrix {
+    /// A `rows × cols` matrix of zeros.
+    pub fn zeros(rows: usize, cols: usize) -> Self {
+        Self {
+            rows,
+            cols,
+            data: vec![0.0; rows * cols],
+        }
+    }
+
+    /// The `n × n` identity.
+    pub fn identity(n: usize) -> Self {
+        let mut m = Self::zeros(n, n);
+        for i in 0..n {
+            m.set(i, i, 1.0);
+        }
+        m
+    }
+
+    /// A matrix from row-major `data`; errors when the length is not `rows · cols`.
+    pub fn from_row_major(rows: usize, cols: usize, data: Vec<f64>) -> Result<Self, ComputeError> {
+        if data.len() != rows * cols {
+            return Err(ComputeError::invalid(
+                "data",
+                format!("{} values for a {rows}×{cols} matrix", data.len()),
+            ));
+        }
+        Ok(Self { rows, cols, data })
+    }
+
+    /// A matrix from equal-length rows; errors on ragged rows.
+    pub fn from_rows(rows: &[Vec<f64>]) -> Result<Self, ComputeError> {
+        let cols = rows.first().map_or(0, Vec::len);
+        if rows.iter().any(|r| r.len() != cols) {
+            return Err(ComputeError::invalid("rows", "rows have different lengths"));
+        }
+        Ok(Self {
+            rows: rows.len(),
+            cols,
+            data: rows.iter().flatten().copied().collect(),
+        })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Whether the matrix is square.
+    pub fn is_square(&self) -> bool {
+        self.rows == self.cols
+    }
+
+    /// Entry (i, j). Panics when out of range, like slice indexing.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.data[i * self.cols + j]
+    }
+
+    /// Sets entry (i, j).
+    pub fn set(&mut self, i: usize, j: usize, value: f64) {
+        self.data[i * self.cols + j] = value;
+    }
+
+    /// Row `i` as a slice.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// Row `i` as a mutable slice.
+    pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        &mut self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// All entries, row-major.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.data
+    }
+
+    /// The transpose.
+    pub fn transpose(&self) -> Self {
+        let mut t = Self::zeros(self.cols, self.rows);
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                t.set(j, i, self.get(i, j));
+            }
+        }
+        t
+    }
+
+    /// Columns `start..end` (e.g. a time window of an ROI × time series).
+    pub fn column_range(&self, start: usize, end: usize) -> Result<Self, ComputeError> {
+        if start > end || end > self.cols {
+            return Err(ComputeError::invalid(
+                "columns",
+                format!("range {start}..{end} outside 0..{}", self.cols),
+            ));
+        }
+        let mut data = Vec::with_capacity(self.rows * (end - start));
+        for i in 0..self.rows {
+            data.extend_from_slice(&self.row(i)[start..end]);
+        }
+        Ok(Self {
+            rows: self.rows,
+            cols: end - start,
+            data,
+        })
+    }
+
+    /// The product `self · other`; errors on mismatched shapes.
+    pub fn matmul(&self, other: &Self) -> Result<Self, ComputeError> {
+        if self.cols != other.rows {
+            return Err(ComputeError::invalid(
+                "matmul",
+                format!(
+                    "{}×{} times {}×{}",
+                    self.rows, self.cols, other.rows, other.cols
+                ),
+            ));
+        }
+        let mut out = Self::zeros(self.rows, other.cols);
+        for i in 0..self.rows {
+            for k in 0..self.cols {
+                let a = self.get(i, k);
+                if a == 0.0 {
+                    continue;
+                }
+                let orow = other.row(k);
+                for (o, &b) in out.row_mut(i).iter_mut().zip(orow) {
+                    *o += a * b;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The induced ∞-norm, the largest absolute row sum.
+    pub fn norm_inf(&self) -> f64 {
+        (0..self.rows)
+            .map(|i| self.row(i).iter().map(|v| v.abs()).sum::<f64>())
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest |a_ij − a_ji| (0 for a symmetric matrix); errors when not square.
+    pub fn asymmetry(&self) -> Result<f64, ComputeError> {
+        if !self.is_square() {
+            return Err(ComputeError::invalid("matrix", "not square"));
+        }
+        let mut worst = 0.0_f64;
+        for i in 0..self.rows {
+            for j in 0..i {
+                worst = worst.max((self.get(i, j) - self.get(j, i)).abs());
+            }
+        }
+        Ok(worst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matmul_transpose_and_windows() {
+        let a = Matrix::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0]]).unwrap();
+        let b = a.matmul(&Matrix::identity(2)).unwrap();
+        assert_eq!(a, b);
+        let p = a.matmul(&a).unwrap();
+        assert_eq!(p.as_slice(), &[7.0, 10.0, 15.0, 22.0]);
+        assert_eq!(a.transpose().as_slice(), &[1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(a.column_range(1, 2).unwrap().as_slice(), &[2.0, 4.0]);
+        assert_eq!(a.norm_inf(), 7.0);
+        assert_eq!(a.asymmetry().unwrap(), 1.0);
+        assert!(Matrix::from_row_major(2, 2, vec![0.0; 3]).is_err());
+    }
+}
