@@ -10,5 +10,6 @@
 pub mod connectivity;
 pub mod graph_tree;
 pub mod matrix;
+pub mod trunk;
 
 pub use matrix::Matrix;
