@@ -7,6 +7,7 @@
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
 
+pub mod cohort;
 pub mod connectivity;
 pub mod graph_tree;
 pub mod matrix;

@@ -171,6 +171,34 @@ impl Matrix {
         }
         Ok(worst)
     }
+
+    /// An upper bound on the spectral radius: ‖A^(2^squarings)‖∞^(1/2^squarings) (Gelfand's
+    /// formula; every induced norm of A^m bounds ρ(A)^m). Errors when not square.
+    pub fn spectral_radius_upper_bound(&self, squarings: u32) -> Result<f64, ComputeError> {
+        if !self.is_square() {
+            return Err(ComputeError::invalid("matrix", "not square"));
+        }
+        let mut p = self.clone();
+        let mut log_scale = 0.0_f64;
+        for _ in 0..squarings {
+            // Rescale to unit ∞-norm before squaring so the powers neither overflow nor vanish.
+            let norm = p.norm_inf();
+            if norm == 0.0 {
+                return Ok(0.0);
+            }
+            for v in &mut p.data {
+                *v /= norm;
+            }
+            log_scale = 2.0 * (log_scale + norm.ln());
+            p = p.matmul(&p)?;
+        }
+        let norm = p.norm_inf();
+        if norm == 0.0 {
+            return Ok(0.0);
+        }
+        let m = 2.0_f64.powi(squarings as i32);
+        Ok(((log_scale + norm.ln()) / m).exp())
+    }
 }
 
 #[cfg(test)]
@@ -189,5 +217,19 @@ mod tests {
         assert_eq!(a.norm_inf(), 7.0);
         assert_eq!(a.asymmetry().unwrap(), 1.0);
         assert!(Matrix::from_row_major(2, 2, vec![0.0; 3]).is_err());
+    }
+
+    #[test]
+    fn spectral_radius_bound_is_exact_for_diagonal_and_converges_for_nilpotent_like() {
+        let d = Matrix::from_rows(&[vec![0.3, 0.0], vec![0.0, -0.2]]).unwrap();
+        assert!((d.spectral_radius_upper_bound(6).unwrap() - 0.3).abs() < 1e-12);
+        // Eigenvalues ±0.5.
+        let a = Matrix::from_rows(&[vec![0.0, 1.0], vec![0.25, 0.0]]).unwrap();
+        let b = a.spectral_radius_upper_bound(10).unwrap();
+        assert!((0.5 - 1e-12..0.5 + 1e-3).contains(&b), "{b}");
+        assert_eq!(
+            Matrix::zeros(3, 3).spectral_radius_upper_bound(4).unwrap(),
+            0.0
+        );
     }
 }
