@@ -209,7 +209,8 @@ pub fn network_of_rois(rois: usize) -> Vec<usize> {
 }
 
 /// The coupling matrix of one subject (see the module docs); `rng` draws the jitter. Errors
-/// when a network index is not below 7 or the ROIs all sit in one network.
+/// when a network index is not below 7, the ROIs all sit in one network, or the age lies
+/// outside [`CohortParams::age_min_years`, `CohortParams::age_max_years`].
 pub fn coupling_matrix(
     params: &CohortParams,
     network_of_roi: &[usize],
@@ -217,6 +218,15 @@ pub fn coupling_matrix(
     age_years: f64,
     rng: &mut EngineRng,
 ) -> Result<Matrix, ComputeError> {
+    if !(params.age_min_years..=params.age_max_years).contains(&age_years) {
+        return Err(ComputeError::invalid(
+            "age_years",
+            format!(
+                "{age_years} outside [{}, {}]",
+                params.age_min_years, params.age_max_years
+            ),
+        ));
+    }
     let n = network_of_roi.len();
     let mut size = [0usize; 7];
     for &k in network_of_roi {
@@ -435,6 +445,30 @@ mod tests {
         assert!(planted > 0.05, "planted difference {planted}");
         assert!(planted - null > 0.04, "planted {planted} vs null {null}");
         assert!(null.abs() < 0.05, "null difference {null}");
+    }
+
+    #[test]
+    fn coupling_decays_with_age_and_only_dmn_changes_with_group() {
+        let p = CohortParams {
+            jitter: 0.0,
+            ..small(0, 0.5)
+        };
+        let net = network_of_rois(p.rois);
+        let mut rng = seeded(1);
+        let young = coupling_matrix(&p, &net, Group::Control, 18.0, &mut rng).unwrap();
+        let old = coupling_matrix(&p, &net, Group::Control, 58.0, &mut rng).unwrap();
+        let patient = coupling_matrix(&p, &net, Group::Patient, 18.0, &mut rng).unwrap();
+        // Off-diagonal scale 1 − 0.005·40 = 0.8; the diagonal is untouched.
+        let (i, j) = (0, 1);
+        assert!((old.get(i, j) - 0.8 * young.get(i, j)).abs() < 1e-15);
+        assert_eq!(old.get(i, i), young.get(i, i));
+        let dmn: Vec<usize> = (0..p.rois).filter(|&r| net[r] == DEFAULT_MODE).collect();
+        let (a, b) = (dmn[0], dmn[1]);
+        assert!((patient.get(a, b) - 0.5 * young.get(a, b)).abs() < 1e-15);
+        assert_eq!(patient.get(0, 1), young.get(0, 1));
+        assert_eq!(patient.get(a, 0), young.get(a, 0));
+        assert!(coupling_matrix(&p, &net, Group::Control, 80.0, &mut rng).is_err());
+        assert!(coupling_matrix(&p, &[0, 0, 9], Group::Control, 30.0, &mut rng).is_err());
     }
 
     #[test]
