@@ -485,6 +485,7 @@ pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
     serde_json::json!({
         "frame": format!("{:?}", result.frame),
         "fixed_points": points(&result.fixed_points),
+        "fixed_points_outside_sample_zone": result.fixed_points_outside_sample_zone,
         "planted_fixed_points": planted.map(|p| points(&p.planted_fixed_points)),
         "planted_attractors": planted.map(|p| p.planted_attractors),
         "attractor_errors": planted.map(|p| p.attractor_errors),

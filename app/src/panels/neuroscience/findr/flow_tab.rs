@@ -118,6 +118,12 @@ impl FlowTab {
         ui.separator();
         ui.strong(format!("Fixed points ({})", result.fixed_points.len()));
         fixed_point_table(ui, "findr fixed points", &result.fixed_points);
+        if result.fixed_points_outside_sample_zone > 0 {
+            ui.weak(format!(
+                "{} more outside the sample zone (where no trajectory goes) are not listed",
+                result.fixed_points_outside_sample_zone
+            ));
+        }
         if let Some(planted) = &result.planted {
             ui.strong(format!(
                 "Planted fixed points ({})",

@@ -91,11 +91,46 @@ pub struct DataParams {
     pub file_bin_s: f64,
 }
 
+/// The synthetic set a new panel starts with (the example project's): 200 trials with clicks in
+/// the first 0.4 s and then a delay, and bistable bumps strong enough to recover, so that the
+/// first training shows two attractors and a saddle within a minute.
+fn demo_synthetic() -> SyntheticParams {
+    let engine = SyntheticParams::default();
+    SyntheticParams {
+        n_trials: 200,
+        latent_noise: 0.1,
+        stimulus_s: Some(0.4),
+        flow: benchtop_findr::planted::PlantedFlow {
+            bump_strength: 2.0,
+            bump_width: 0.2,
+            input_gain: 0.5,
+            ..engine.flow.clone()
+        },
+        ..engine
+    }
+}
+
+/// The fit a new panel starts with (the example project's): 80 epochs at learning rate 0.2 with
+/// a faster KL warm-up than the paper's 0.99, which fits the planted system in about half a
+/// minute in a release build instead of the paper's thousands of epochs.
+fn demo_fit() -> FindrParams {
+    let engine = FindrParams::default();
+    FindrParams {
+        train: TrainParams {
+            max_epochs: 80,
+            learning_rate: 0.2,
+            kl_warmup_decay: 0.95,
+            ..engine.train.clone()
+        },
+        ..engine
+    }
+}
+
 impl Default for DataParams {
     fn default() -> Self {
         Self {
             source: DataSource::Synthetic,
-            synthetic: SyntheticParams::default(),
+            synthetic: demo_synthetic(),
             synthetic_seed: 1,
             file: DataRef::default(),
             file_bin_s: 0.01,
@@ -154,7 +189,7 @@ impl Default for FindrPanelParams {
     fn default() -> Self {
         Self {
             data: DataParams::default(),
-            fit: FindrParams::default(),
+            fit: demo_fit(),
             fit_seed: 1,
         }
     }
