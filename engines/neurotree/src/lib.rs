@@ -6,11 +6,19 @@
 //! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
+//! - [`model`]: the AGE-GCN (learned Γ, λ-mixed dynamic FC, age-scaled features, Euler sum over
+//!   windows), the plain-GCN baseline, node-pair CMFC and the heads, in candle.
+//! - [`train`]: seeded mini-batch Adam training, predictions, node scores, λ and Γ.
+//! - [`bench`]: timing of one training step for `benchtop bench neurotree`.
 
+pub mod bench;
 pub mod cohort;
 pub mod connectivity;
+pub mod features;
 pub mod graph_tree;
 pub mod matrix;
+pub mod model;
+pub mod train;
 pub mod trunk;
 
 pub use matrix::Matrix;
