@@ -39,7 +39,6 @@
 //! head is hidden → head_hidden → 1 and predicts the standardised age.
 
 use candle_core::{D, DType, Device, Tensor, Var};
-use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
 use benchtop_compute::ComputeError;
@@ -665,6 +664,7 @@ pub(crate) fn node_pair_infonce(
 pub(crate) mod tests {
     use super::*;
     use crate::Matrix;
+    use rand::Rng as _;
 
     /// A SubjectGraph filled by hand (the features module builds them from series).
     pub(crate) fn graph(
@@ -731,8 +731,8 @@ pub(crate) mod tests {
         let z = weights.encode(&batch).unwrap();
         let z: Vec<Vec<f32>> = z.squeeze(0).unwrap().to_vec2().unwrap();
         let beta = 1.0 / (1.0 + (-0.3f64).exp());
-        for i in 0..3 {
-            for h in 0..3 {
+        for (i, row) in z.iter().enumerate() {
+            for (h, &got) in row.iter().enumerate() {
                 let mut expected = 0.0;
                 for j in 0..3 {
                     let a = a_s.get(i, j) * a_d.get(i, j);
@@ -742,9 +742,8 @@ pub(crate) mod tests {
                 }
                 let expected = expected.max(0.0);
                 assert!(
-                    (f64::from(z[i][h]) - expected).abs() < 1e-5,
-                    "Z[{i}][{h}] = {} vs {expected}",
-                    z[i][h]
+                    (f64::from(got) - expected).abs() < 1e-5,
+                    "Z[{i}][{h}] = {got} vs {expected}"
                 );
             }
         }

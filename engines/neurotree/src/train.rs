@@ -4,7 +4,6 @@
 //! predictions, node scores, λ and Γ.
 
 use candle_core::{D, Device, Tensor, Var};
-use rand::Rng as _;
 use rand::seq::SliceRandom as _;
 use serde::{Deserialize, Serialize};
 
@@ -434,6 +433,7 @@ impl TrainedModel {
 mod tests {
     use super::*;
     use crate::model::tests::graph;
+    use rand::Rng as _;
     use rand_distr::{Distribution as _, Normal};
 
     /// A planted cohort: N nodes, 2 windows of F features; patients' first-half nodes carry
