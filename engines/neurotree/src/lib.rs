@@ -3,12 +3,17 @@
 //! - [`matrix`]: a small dense row-major matrix used throughout.
 //! - [`cohort`]: a seeded synthetic cohort (stable VAR(1) over ROIs in 7 Yeo-style networks, a
 //!   group effect on default-mode coupling, an age effect on global coupling).
+//! - [`dataset`]: subjects (ROI series, group, age) with ROI names and networks.
+//! - [`features`]: model inputs per subject: normalised static FC, age-aware dynamic FC, window
+//!   features.
 //! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
 
 pub mod cohort;
 pub mod connectivity;
+pub mod dataset;
+pub mod features;
 pub mod graph_tree;
 pub mod matrix;
 pub mod trunk;
