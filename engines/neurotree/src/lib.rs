@@ -4,6 +4,8 @@
 //! - [`cohort`]: a seeded synthetic cohort (stable VAR(1) over ROIs in 7 Yeo-style networks, a
 //!   group effect on default-mode coupling, an age effect on global coupling).
 //! - [`dataset`]: subjects (ROI series, group, age) with ROI names and networks.
+//! - [`evaluate`]: stratified folds, ROC/AUC and metrics, the logistic-regression baseline,
+//!   brain-age lines.
 //! - [`features`]: model inputs per subject: normalised static FC, age-aware dynamic FC, window
 //!   features.
 //! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
@@ -13,6 +15,7 @@
 pub mod cohort;
 pub mod connectivity;
 pub mod dataset;
+pub mod evaluate;
 pub mod features;
 pub mod graph_tree;
 pub mod matrix;
