@@ -10,6 +10,7 @@
 //!   features.
 //! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
+//! - [`khop`]: the k-hop operator Φ_k and its spectral-norm curves against k.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
 
 pub mod cohort;
@@ -18,6 +19,7 @@ pub mod dataset;
 pub mod evaluate;
 pub mod features;
 pub mod graph_tree;
+pub mod khop;
 pub mod matrix;
 pub mod trunk;
 
