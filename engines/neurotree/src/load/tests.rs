@@ -8,8 +8,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-fn message(error: ComputeError) -> String {
-    error.to_string()
+/// The message of an expected error.
+fn message<T: std::fmt::Debug>(result: Result<T, ComputeError>) -> String {
+    result.expect_err("an error was expected").to_string()
 }
 
 /// 3 ROIs × 5 time points with distinct values.
@@ -80,7 +81,7 @@ fn csv_header_gives_roi_names_and_time_down_the_rows() {
             "mid".to_owned()
         ])
     );
-    let e = message(load_series(&path, TimeAxis::Columns).expect_err("header vs columns"));
+    let e = message(load_series(&path, TimeAxis::Columns));
     assert!(e.contains("h.csv") && e.contains("header"), "{e}");
 }
 
@@ -88,7 +89,7 @@ fn csv_header_gives_roi_names_and_time_down_the_rows() {
 fn auto_refuses_a_square_table() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(dir.path(), "sq.csv", "1,2\n3,4\n");
-    let e = message(load_series(&path, TimeAxis::Auto).expect_err("square"));
+    let e = message(load_series(&path, TimeAxis::Auto));
     assert!(e.contains("sq.csv") && e.contains("2 × 2"), "{e}");
     let rows = load_series(&path, TimeAxis::Rows).expect("explicit axis");
     assert_eq!(rows.series.row(0), &[1.0, 3.0]);
@@ -98,19 +99,19 @@ fn auto_refuses_a_square_table() {
 fn csv_bad_cell_is_named_by_line_and_column() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(dir.path(), "bad.csv", "1,2,3\n4,five,6\n7,8,9\n1,1,1\n");
-    let e = message(load_series(&path, TimeAxis::Rows).expect_err("bad cell"));
+    let e = message(load_series(&path, TimeAxis::Rows));
     assert!(
         e.contains("bad.csv") && e.contains("line 2, column 2") && e.contains("`five`"),
         "{e}"
     );
     let path = write(dir.path(), "nan.csv", "1,2,3\n4,5,6\n7,8,NaN\n1,1,1\n");
-    let e = message(load_series(&path, TimeAxis::Rows).expect_err("NaN"));
+    let e = message(load_series(&path, TimeAxis::Rows));
     assert!(
         e.contains("line 3, column 3") && e.contains("not finite"),
         "{e}"
     );
     let path = write(dir.path(), "inf.csv", "1,2,3\n4,5,6\n7,8,9\n1,inf,1\n");
-    let e = message(load_series(&path, TimeAxis::Rows).expect_err("inf"));
+    let e = message(load_series(&path, TimeAxis::Rows));
     assert!(e.contains("line 4, column 2"), "{e}");
 }
 
@@ -118,7 +119,7 @@ fn csv_bad_cell_is_named_by_line_and_column() {
 fn csv_ragged_row_is_named() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(dir.path(), "ragged.csv", "a,b,c\n1,2,3\n4,5\n6,7,8\n");
-    let e = message(load_series(&path, TimeAxis::Rows).expect_err("ragged"));
+    let e = message(load_series(&path, TimeAxis::Rows));
     assert!(
         e.contains("ragged.csv") && e.contains("line 3 has 2 cells") && e.contains("line 1 has 3"),
         "{e}"
@@ -146,7 +147,7 @@ fn npy_round_trip_f64_and_f32() {
     // 1-D is refused with the shape named.
     let path1 = dir.path().join("z.npy");
     ndarray_npy::write_npy(&path1, &ndarray::Array1::<f64>::zeros(4)).expect("writes");
-    let e = message(load_series(&path1, TimeAxis::Auto).expect_err("1-D"));
+    let e = message(load_series(&path1, TimeAxis::Auto));
     assert!(
         e.contains("z.npy") && e.contains("1 dimension") && e.contains("2-D"),
         "{e}"
@@ -157,9 +158,9 @@ fn npy_round_trip_f64_and_f32() {
 fn unknown_extension_and_missing_file_are_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(dir.path(), "a.txt", "1,2\n");
-    assert!(message(load_series(&path, TimeAxis::Auto).expect_err("ext")).contains("a.txt"));
+    assert!(message(load_series(&path, TimeAxis::Auto)).contains("a.txt"));
     let gone = dir.path().join("gone.csv");
-    assert!(message(load_series(&gone, TimeAxis::Auto).expect_err("missing")).contains("gone.csv"));
+    assert!(message(load_series(&gone, TimeAxis::Auto)).contains("gone.csv"));
 }
 
 /// Three subjects of 3 ROIs × 6 time points, stored time × ROI with a header.
@@ -234,7 +235,7 @@ fn subject_missing_from_demographics_is_named() {
         "demographics.csv",
         "id,group,age\ns1,control,30\n",
     );
-    let e = message(load_folder(dir.path(), TimeAxis::Auto).expect_err("missing"));
+    let e = message(load_folder(dir.path(), TimeAxis::Auto));
     assert!(
         e.contains("demographics.csv") && e.contains("s2, s3"),
         "{e}"
@@ -249,7 +250,7 @@ fn unknown_group_word_is_named_with_its_line() {
         "demographics.csv",
         "id,group,age\ns1,control,30\ns2,maybe,31\ns3,SZ,32\n",
     );
-    let e = message(load_folder(dir.path(), TimeAxis::Auto).expect_err("group"));
+    let e = message(load_folder(dir.path(), TimeAxis::Auto));
     assert!(
         e.contains("line 3") && e.contains("`maybe`") && e.contains("control"),
         "{e}"
@@ -263,10 +264,10 @@ fn unknown_group_word_is_named_with_its_line() {
 fn bad_age_and_missing_column_are_named() {
     let dir = cohort_dir();
     let path = write(dir.path(), "demo.csv", "id,group,age\ns1,control,-3\n");
-    let e = message(load_demographics(&path).expect_err("age"));
+    let e = message(load_demographics(&path));
     assert!(e.contains("line 2") && e.contains("`-3`"), "{e}");
     let path = write(dir.path(), "demo2.csv", "id,group\ns1,control\n");
-    let e = message(load_demographics(&path).expect_err("column"));
+    let e = message(load_demographics(&path));
     assert!(e.contains("demo2.csv") && e.contains("`age`"), "{e}");
 }
 
@@ -287,7 +288,7 @@ fn differing_roi_count_names_the_first_file_that_differs() {
         roi_names: None,
         time_axis: TimeAxis::Rows,
     };
-    let e = message(load_dataset(&spec).expect_err("ROI count"));
+    let e = message(load_dataset(&spec));
     assert!(
         e.contains("b.csv") && e.contains("4 ROIs") && e.contains("has 3"),
         "{e}"
@@ -299,7 +300,7 @@ fn differing_roi_count_names_the_first_file_that_differs() {
 fn network_file_must_cover_every_roi() {
     let dir = cohort_dir();
     write(dir.path(), "networks.csv", "roi,network\nA,V\nB,V\n");
-    let e = message(load_folder(dir.path(), TimeAxis::Auto).expect_err("uncovered"));
+    let e = message(load_folder(dir.path(), TimeAxis::Auto));
     assert!(
         e.contains("networks.csv") && e.contains("no network for ROI(s) C"),
         "{e}"
@@ -309,7 +310,7 @@ fn network_file_must_cover_every_roi() {
         "networks.csv",
         "roi,network\nA,V\nB,V\nC,V\nD,V\n",
     );
-    let e = message(load_folder(dir.path(), TimeAxis::Auto).expect_err("unknown"));
+    let e = message(load_folder(dir.path(), TimeAxis::Auto));
     assert!(e.contains("not in the data: D"), "{e}");
 }
 
