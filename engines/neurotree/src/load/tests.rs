@@ -378,3 +378,79 @@ fn real_sample_is_five_subjects_of_94_rois_by_355_volumes() {
         }
     }
 }
+
+/// A minimal uncompressed little-endian MATLAB v5 file holding real double arrays
+/// (name, rows, cols, column-major values).
+fn mat_v5(arrays: &[(&str, usize, usize, Vec<f64>)]) -> Vec<u8> {
+    fn tagged(out: &mut Vec<u8>, kind: u32, payload: &[u8]) {
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&u32::try_from(payload.len()).expect("size").to_le_bytes());
+        out.extend_from_slice(payload);
+        while out.len() % 8 != 0 {
+            out.push(0);
+        }
+    }
+    let mut file = vec![b' '; 116];
+    file[..20].copy_from_slice(b"MATLAB 5.0 MAT-file ");
+    file.extend_from_slice(&[0; 8]);
+    file.extend_from_slice(&0x0100u16.to_le_bytes());
+    file.extend_from_slice(b"IM");
+    for (name, rows, cols, values) in arrays {
+        let mut body = Vec::new();
+        let mut flags = 6u32.to_le_bytes().to_vec(); // mxDOUBLE_CLASS
+        flags.extend_from_slice(&[0; 4]);
+        tagged(&mut body, 6, &flags); // miUINT32
+        let mut dims = i32::try_from(*rows).expect("rows").to_le_bytes().to_vec();
+        dims.extend_from_slice(&i32::try_from(*cols).expect("cols").to_le_bytes());
+        tagged(&mut body, 5, &dims); // miINT32
+        tagged(&mut body, 1, name.as_bytes()); // miINT8
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        tagged(&mut body, 9, &data); // miDOUBLE
+        tagged(&mut file, 14, &body); // miMATRIX
+    }
+    file
+}
+
+#[test]
+fn mat_reads_tc_or_the_only_2d_variable_and_names_ambiguity() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let series = roi_by_time();
+    let column_major: Vec<f64> = series.transpose().as_slice().to_vec();
+    let path = dir.path().join("tc.mat");
+    let other = ("other", 2, 2, vec![1.0, 2.0, 3.0, 4.0]);
+    fs::write(
+        &path,
+        mat_v5(&[other.clone(), ("tc", 3, 5, column_major.clone())]),
+    )
+    .expect("writes");
+    assert_eq!(
+        load_series(&path, TimeAxis::Columns).expect("loads").series,
+        series
+    );
+    let path = dir.path().join("only.mat");
+    fs::write(&path, mat_v5(&[("bold", 3, 5, column_major.clone())])).expect("writes");
+    assert_eq!(
+        load_series(&path, TimeAxis::Auto).expect("loads").series,
+        series
+    );
+    let path = dir.path().join("two.mat");
+    fs::write(&path, mat_v5(&[("bold", 3, 5, column_major), other])).expect("writes");
+    let e = message(load_series(&path, TimeAxis::Auto));
+    assert!(
+        e.contains("two.mat") && e.contains("`bold` (3 × 5)") && e.contains("`other` (2 × 2)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn real_sample_feeds_the_model_features() {
+    let data = real_sample().expect("loads");
+    let graphs = crate::features::subject_graphs(&data, &crate::features::FeatureParams::default())
+        .expect("features");
+    assert_eq!(graphs.len(), 5);
+    for g in &graphs {
+        assert_eq!(g.static_fc.rows(), 94);
+        assert_eq!(g.dynamic_norm.len(), 2);
+        assert_eq!(g.label, 0);
+    }
+}
