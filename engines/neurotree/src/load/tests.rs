@@ -386,7 +386,7 @@ fn mat_v5(arrays: &[(&str, usize, usize, Vec<f64>)]) -> Vec<u8> {
         out.extend_from_slice(&kind.to_le_bytes());
         out.extend_from_slice(&u32::try_from(payload.len()).expect("size").to_le_bytes());
         out.extend_from_slice(payload);
-        while out.len() % 8 != 0 {
+        while !out.len().is_multiple_of(8) {
             out.push(0);
         }
     }
