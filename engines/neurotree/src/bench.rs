@@ -4,23 +4,23 @@
 //! A step is the forward pass of the default AGE-GCN (hidden 64, head 32, dropout 0.5, CMFC
 //! weight 1, τ = 0.07, age in E) on one batch of `subjects` synthetic subjects, the
 //! cross-entropy + CMFC loss, the backward pass and an Adam update (lr 1e-3, weight decay
-//! 1e-5). Inputs are seeded random numbers of the model's shapes — N×N static and per-window
-//! dynamic FC, two windows of `time_points / 2` features — as in the peer script; the timing
-//! does not depend on the values. One warm-up step runs before the timed ones. The thread
-//! count is rayon's (set `RAYON_NUM_THREADS`).
+//! 1e-5). The subjects are a seeded synthetic cohort ([`crate::cohort`]) turned into model
+//! inputs by [`crate::features`]: N×N static and per-window dynamic FC, two windows of
+//! `time_points / 2` features. The peer script feeds random numbers of the same shapes; the
+//! timing does not depend on the values. One warm-up step runs before the timed ones. The
+//! thread count is rayon's (set `RAYON_NUM_THREADS`).
 
 use std::time::Instant;
 
 use candle_core::Device;
-use rand::Rng as _;
-use rand_distr::{Distribution as _, Normal};
 use serde::{Deserialize, Serialize};
 
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::{derive_seed, seeded};
 
-use crate::Matrix;
-use crate::features::SubjectGraph;
+use crate::cohort::{CohortParams, generate_cohort};
+use crate::dataset::Dataset;
+use crate::features::{FeatureParams, SubjectGraph, subject_graphs};
 use crate::model::{Batch, ModelConfig, SubjectInput, Task, Weights, graph_dims};
 use crate::train::{Adam, TrainParams, batch_loss, dropout_mask};
 
@@ -83,45 +83,18 @@ pub struct BenchReport {
 const BENCH_WINDOWS: usize = 2;
 
 fn bench_graphs(params: &BenchParams) -> Result<Vec<SubjectGraph>, ComputeError> {
-    let (n, f) = (params.rois, params.time_points / BENCH_WINDOWS);
-    let mut rng = seeded(derive_seed(params.seed, 1));
-    let normal = Normal::new(0.0, 1.0).map_err(|e| ComputeError::Numerical(e.to_string()))?;
-    #[allow(clippy::cast_precision_loss)]
-    let scale = 1.0 / n as f64;
-    let mut random = |rows: usize, cols: usize, uniform: bool| {
-        let data = (0..rows * cols)
-            .map(|_| {
-                if uniform {
-                    scale * rng.random::<f64>()
-                } else {
-                    normal.sample(&mut rng)
-                }
-            })
-            .collect();
-        Matrix::from_row_major(rows, cols, data)
+    let cohort = generate_cohort(&CohortParams {
+        subjects: params.subjects,
+        rois: params.rois,
+        time_points: params.time_points,
+        seed: derive_seed(params.seed, 1),
+        ..CohortParams::default()
+    })?;
+    let features = FeatureParams {
+        windows: BENCH_WINDOWS,
+        ..FeatureParams::default()
     };
-    let mut graphs = Vec::with_capacity(params.subjects);
-    for s in 0..params.subjects {
-        let static_norm = random(n, n, true)?;
-        let dynamic_norm = (0..BENCH_WINDOWS)
-            .map(|_| random(n, n, true))
-            .collect::<Result<Vec<_>, _>>()?;
-        let window_features = (0..BENCH_WINDOWS)
-            .map(|_| random(n, f, false))
-            .collect::<Result<Vec<_>, _>>()?;
-        #[allow(clippy::cast_precision_loss)]
-        let age_years = 18.0 + (s % 48) as f64;
-        graphs.push(SubjectGraph {
-            static_fc: static_norm.clone(),
-            static_norm,
-            dynamic_norm,
-            window_features,
-            age: age_years / 100.0,
-            age_years,
-            label: s % 2,
-        });
-    }
-    Ok(graphs)
+    subject_graphs(&Dataset::from_cohort(&cohort), &features)
 }
 
 /// Runs the benchmark.
@@ -138,9 +111,6 @@ pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
     }
     if !(2 * BENCH_WINDOWS..=100_000).contains(&params.time_points) {
         return Err(ComputeError::invalid("time_points", "choose 4 to 100000"));
-    }
-    if params.rois < 2 {
-        return Err(ComputeError::invalid("rois", "choose at least 2"));
     }
     let graphs = bench_graphs(params)?;
     let refs: Vec<&SubjectGraph> = graphs.iter().collect();
