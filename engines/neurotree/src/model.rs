@@ -38,7 +38,10 @@
 //! hidden → head_hidden → 2 with ReLU and dropout (training only) before the last layer; the age
 //! head is hidden → head_hidden → 1 and predicts the standardised age.
 
-use candle_core::{D, DType, Device, Tensor, Var};
+use std::sync::Arc;
+
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, D, DType, Device, Layout, Shape, Tensor, Var};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use benchtop_compute::ComputeError;
@@ -342,8 +345,10 @@ impl SubjectInput {
 /// A mini-batch of subjects as tensors.
 #[derive(Debug, Clone)]
 pub(crate) struct Batch {
+    /// Plain GCN: A_s `[B, N, N]`; AGE-GCN: unused (an empty tensor).
     base: Tensor,
-    delta: Option<Tensor>,
+    /// AGE-GCN: the gated-adjacency constants `[B·W]` blocks of N×N.
+    adjacency: Option<GatedAdjacency>,
     features: Tensor,
     /// `[B, 1, 1, 1]` age factors.
     scale: Tensor,
@@ -379,10 +384,14 @@ impl Batch {
             }
             out
         };
-        let (base, delta, features) = match architecture {
+        let (base, adjacency, features) = match architecture {
             Architecture::AgeGcn => (
-                Tensor::from_vec(cat(|s| &s.base), (b, w, n, n), device)?,
-                Some(Tensor::from_vec(cat(|s| &s.delta), (b, w, n, n), device)?),
+                Tensor::zeros(0, DType::F32, device)?,
+                Some(GatedAdjacency {
+                    base: Arc::new(cat(|s| &s.base)),
+                    delta: Arc::new(cat(|s| &s.delta)),
+                    shape: (b, w, n),
+                }),
                 Tensor::from_vec(cat(|s| &s.features), (b * w * n, f), device)?,
             ),
             Architecture::PlainGcn => (
@@ -397,7 +406,7 @@ impl Batch {
         let labels: Vec<u32> = subjects.iter().map(|s| s.label).collect();
         Ok(Self {
             base,
-            delta,
+            adjacency,
             features,
             scale: Tensor::from_vec(scale, (b, 1, 1, 1), device)?,
             strong: Tensor::from_vec(cat(|s| &s.strong), b * n, device)?,
@@ -541,15 +550,17 @@ impl Weights {
                 beta_raw,
                 weight,
             } => {
-                let delta = batch
-                    .delta
+                let adjacency = batch
+                    .adjacency
                     .as_ref()
                     .ok_or_else(|| ComputeError::Numerical("batch lacks A_d".into()))?;
                 let lambda = candle_nn::ops::sigmoid(lambda_raw.as_tensor())?;
                 let beta = candle_nn::ops::sigmoid(beta_raw.as_tensor())?;
-                // A_w = Γ ⊙ A_s ⊙ (λ A_d + (1 − λ) A_dᵀ) = Γ ⊙ (base + λ·delta).
-                let mixed = batch.base.add(&delta.broadcast_mul(&lambda)?)?;
-                let a_w = mixed.broadcast_mul(gamma.as_tensor())?;
+                // A_w = Γ ⊙ A_s ⊙ (λ A_d + (1 − λ) A_dᵀ) = Γ ⊙ (base + λ·delta), fused.
+                let a_w = gamma
+                    .as_tensor()
+                    .apply_op2(&lambda, adjacency.clone())?
+                    .reshape((b, w, n, n))?;
                 // (X ⊙ E) W = sigmoid(β)·age·(X ⊙ X) W; the scalars move past the product.
                 let hidden = weight.dims2()?.1;
                 let xw = batch
@@ -614,6 +625,164 @@ impl Weights {
         let info = node_pair_infonce(z, &batch.anchor, batch.anchors, temperature)?;
         let gate = bce_with_logits(&self.gate_logits(z)?, &batch.strong)?;
         Ok(info.add(&gate)?)
+    }
+}
+
+/// Blocks per parallel task of the fused adjacency kernels (fixed, so that the reduction order,
+/// and hence the bits, do not depend on the thread count).
+const BLOCKS_PER_TASK: usize = 4;
+
+/// The fused AGE-GCN adjacency A_w = Γ ⊙ (base + λ·delta) over `B·W` blocks of N×N, as one
+/// candle op of (Γ `[N, N]`, λ `[1]`) with a fused backward pass: one read of the incoming
+/// gradient gives ∂Γ = Σ_blocks g ⊙ (base + λ·delta) and ∂λ = Σ g ⊙ Γ ⊙ delta. Written out in
+/// candle's elementwise ops this layer allocated and touched a `[B, W, N, N]` tensor about a
+/// dozen times per step.
+#[derive(Debug, Clone)]
+pub(crate) struct GatedAdjacency {
+    base: Arc<Vec<f32>>,
+    delta: Arc<Vec<f32>>,
+    /// (B, W, N).
+    shape: (usize, usize, usize),
+}
+
+fn f32_slice<'a>(storage: &'a CpuStorage, layout: &Layout) -> candle_core::Result<&'a [f32]> {
+    let CpuStorage::F32(data) = storage else {
+        return Err(candle_core::Error::Msg(
+            "gated adjacency expects f32".into(),
+        ));
+    };
+    let (start, end) = layout.contiguous_offsets().ok_or_else(|| {
+        candle_core::Error::Msg("gated adjacency expects contiguous input".into())
+    })?;
+    Ok(&data[start..end])
+}
+
+impl CustomOp2 for GatedAdjacency {
+    fn name(&self) -> &'static str {
+        "gated-adjacency"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let gamma = f32_slice(s1, l1)?;
+        let lambda = *f32_slice(s2, l2)?
+            .first()
+            .ok_or_else(|| candle_core::Error::Msg("λ is empty".into()))?;
+        let (b, w, n) = self.shape;
+        let block = n * n;
+        if gamma.len() != block || self.base.len() != b * w * block {
+            return Err(candle_core::Error::Msg(
+                "gated adjacency: shape mismatch".into(),
+            ));
+        }
+        let mut out = vec![0.0f32; b * w * block];
+        out.par_chunks_mut(block)
+            .zip(self.base.par_chunks(block))
+            .zip(self.delta.par_chunks(block))
+            .for_each(|((o, base), delta)| {
+                for (((o, &g), &s), &d) in o.iter_mut().zip(gamma).zip(base).zip(delta) {
+                    *o = g * (s + lambda * d);
+                }
+            });
+        Ok((CpuStorage::F32(out), Shape::from((b * w, block))))
+    }
+
+    fn bwd(
+        &self,
+        gamma: &Tensor,
+        lambda: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
+        let n = self.shape.2;
+        let grads = grad_res
+            .contiguous()?
+            .apply_op1_no_bwd(&GatedAdjacencyGrad {
+                gamma: gamma.flatten_all()?.to_vec1()?,
+                lambda: lambda
+                    .flatten_all()?
+                    .to_vec1::<f32>()?
+                    .first()
+                    .copied()
+                    .unwrap_or(0.0),
+                base: Arc::clone(&self.base),
+                delta: Arc::clone(&self.delta),
+                block: n * n,
+            })?;
+        let grad_gamma = grads.narrow(0, 0, n * n)?.reshape((n, n))?;
+        let grad_lambda = grads.narrow(0, n * n, 1)?;
+        Ok((Some(grad_gamma), Some(grad_lambda)))
+    }
+}
+
+/// The backward reduction of [`GatedAdjacency`]: from the gradient of A_w, `[N·N + 1]` holding
+/// ∂Γ (row-major) then ∂λ.
+struct GatedAdjacencyGrad {
+    gamma: Vec<f32>,
+    lambda: f32,
+    base: Arc<Vec<f32>>,
+    delta: Arc<Vec<f32>>,
+    block: usize,
+}
+
+impl CustomOp1 for GatedAdjacencyGrad {
+    fn name(&self) -> &'static str {
+        "gated-adjacency-grad"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let grad = f32_slice(s, l)?;
+        let block = self.block;
+        if grad.len() != self.base.len() {
+            return Err(candle_core::Error::Msg(
+                "gated adjacency grad: shape mismatch".into(),
+            ));
+        }
+        let chunk = block * BLOCKS_PER_TASK;
+        let partials: Vec<(Vec<f32>, f64)> = grad
+            .par_chunks(chunk)
+            .zip(self.base.par_chunks(chunk))
+            .zip(self.delta.par_chunks(chunk))
+            .map(|((g, base), delta)| {
+                let mut d_gamma = vec![0.0f32; block];
+                let mut d_lambda = 0.0f32;
+                for ((g, base), delta) in g
+                    .chunks(block)
+                    .zip(base.chunks(block))
+                    .zip(delta.chunks(block))
+                {
+                    for ((((acc, &g), &s), &d), &gm) in d_gamma
+                        .iter_mut()
+                        .zip(g)
+                        .zip(base)
+                        .zip(delta)
+                        .zip(&self.gamma)
+                    {
+                        *acc += g * (s + self.lambda * d);
+                        d_lambda += g * gm * d;
+                    }
+                }
+                (d_gamma, f64::from(d_lambda))
+            })
+            .collect();
+        let mut out = vec![0.0f32; block + 1];
+        let mut d_lambda = 0.0f64;
+        for (d_gamma, dl) in &partials {
+            for (o, v) in out.iter_mut().zip(d_gamma) {
+                *o += v;
+            }
+            d_lambda += dl;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            out[block] = d_lambda as f32;
+        }
+        Ok((CpuStorage::F32(out), Shape::from(block + 1)))
     }
 }
 
@@ -746,6 +915,74 @@ pub(crate) mod tests {
                     "Z[{i}][{h}] = {got} vs {expected}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn fused_adjacency_matches_candle_ops_forward_and_backward() {
+        let (b, w, n) = (3, 2, 5);
+        let mut rng = seeded(4);
+        let mut draw =
+            |len: usize| -> Vec<f32> { (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect() };
+        let dev = Device::Cpu;
+        let base = draw(b * w * n * n);
+        let delta = draw(b * w * n * n);
+        let weights = Tensor::from_vec(draw(b * w * n * n), (b, w, n, n), &dev).unwrap();
+        let gamma =
+            Var::from_tensor(&Tensor::from_vec(draw(n * n), (n, n), &dev).unwrap()).unwrap();
+        let lambda = Var::from_tensor(&Tensor::new(&[0.3f32], &dev).unwrap()).unwrap();
+        let op = GatedAdjacency {
+            base: Arc::new(base.clone()),
+            delta: Arc::new(delta.clone()),
+            shape: (b, w, n),
+        };
+        let fused = gamma
+            .as_tensor()
+            .apply_op2(lambda.as_tensor(), op)
+            .unwrap()
+            .reshape((b, w, n, n))
+            .unwrap();
+        let base = Tensor::from_vec(base, (b, w, n, n), &dev).unwrap();
+        let delta = Tensor::from_vec(delta, (b, w, n, n), &dev).unwrap();
+        let plain = base
+            .add(&delta.broadcast_mul(lambda.as_tensor()).unwrap())
+            .unwrap()
+            .broadcast_mul(gamma.as_tensor())
+            .unwrap();
+        let diff = |a: &Tensor, b: &Tensor| -> f32 {
+            a.sub(b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .max(0)
+                .unwrap()
+                .to_scalar()
+                .unwrap()
+        };
+        assert!(diff(&fused, &plain) < 1e-6);
+        let g1 = fused
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        let g2 = plain
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        for v in [&gamma, &lambda] {
+            let (a, b) = (
+                g1.get(v.as_tensor()).unwrap(),
+                g2.get(v.as_tensor()).unwrap(),
+            );
+            assert_eq!(a.dims(), b.dims());
+            assert!(diff(a, b) < 1e-5, "{a} {b}");
         }
     }
 
