@@ -237,6 +237,15 @@ pub(crate) fn fc_strength(graph: &SubjectGraph) -> Vec<f64> {
     }
 }
 
+/// The age factor of E: the age in model units when classifying with `use_age`, else 1.
+fn age_factor(graph: &SubjectGraph, config: &ModelConfig, task: Task) -> f64 {
+    if task == Task::Classify && config.use_age {
+        graph.age
+    } else {
+        1.0
+    }
+}
+
 /// One subject's inputs as flat `f32` arrays, computed once before training.
 #[derive(Debug, Clone)]
 pub(crate) struct SubjectInput {
@@ -244,10 +253,9 @@ pub(crate) struct SubjectInput {
     base: Vec<f32>,
     /// AGE-GCN: A_s ⊙ (A_d − A_dᵀ) per window `[W, N, N]` (Ã·A_s = base + λ·delta); else empty.
     delta: Vec<f32>,
-    /// AGE-GCN: X_t ⊙ X_t `[W, N, F]`; plain GCN: X with windows concatenated `[N, W·F]`.
+    /// AGE-GCN: age·X_t ⊙ X_t `[W, N, F]` (age 1 when not used); plain GCN: X with windows
+    /// concatenated `[N, W·F]`.
     features: Vec<f32>,
-    /// The age factor of E (age, or 1).
-    scale: f32,
     /// 1 for strong nodes `[N]`.
     strong: Vec<f32>,
     /// 1 for CMFC anchors `[N]` (strong, with another strong node).
@@ -288,10 +296,11 @@ impl SubjectInput {
                         }
                     }
                 }
+                let age = age_factor(graph, config, task);
                 let features = graph
                     .window_features
                     .iter()
-                    .flat_map(|x| x.as_slice().iter().map(|v| v * v))
+                    .flat_map(|x| x.as_slice().iter().map(|v| age * v * v))
                     .collect::<Vec<f64>>();
                 (
                     f32s(base.into_iter()),
@@ -326,14 +335,10 @@ impl SubjectInput {
         } else {
             vec![0.0; n]
         };
-        let with_age = task == Task::Classify && config.use_age;
-        #[allow(clippy::cast_possible_truncation)]
-        let scale = if with_age { graph.age as f32 } else { 1.0 };
         Ok(Self {
             base,
             delta,
             features,
-            scale,
             strong,
             anchor,
             label: u32::from(graph.label != 0),
@@ -350,8 +355,6 @@ pub(crate) struct Batch {
     /// AGE-GCN: the gated-adjacency constants `[B·W]` blocks of N×N.
     adjacency: Option<GatedAdjacency>,
     features: Tensor,
-    /// `[B, 1, 1, 1]` age factors.
-    scale: Tensor,
     /// `[B·N]` strong mask.
     strong: Tensor,
     /// `[B, N]` anchors.
@@ -400,7 +403,6 @@ impl Batch {
                 Tensor::from_vec(cat(|s| &s.features), (b * n, w * f), device)?,
             ),
         };
-        let scale: Vec<f32> = subjects.iter().map(|s| s.scale).collect();
         let anchor = cat(|s| &s.anchor);
         let anchors = anchor.iter().map(|&v| f64::from(v)).sum();
         let labels: Vec<u32> = subjects.iter().map(|s| s.label).collect();
@@ -408,7 +410,6 @@ impl Batch {
             base,
             adjacency,
             features,
-            scale: Tensor::from_vec(scale, (b, 1, 1, 1), device)?,
             strong: Tensor::from_vec(cat(|s| &s.strong), b * n, device)?,
             anchor: Tensor::from_vec(anchor, (b, n), device)?,
             anchors,
@@ -557,19 +558,16 @@ impl Weights {
                 let lambda = candle_nn::ops::sigmoid(lambda_raw.as_tensor())?;
                 let beta = candle_nn::ops::sigmoid(beta_raw.as_tensor())?;
                 // A_w = Γ ⊙ A_s ⊙ (λ A_d + (1 − λ) A_dᵀ) = Γ ⊙ (base + λ·delta), fused.
-                let a_w = gamma
-                    .as_tensor()
-                    .apply_op2(&lambda, adjacency.clone())?
-                    .reshape((b, w, n, n))?;
-                // (X ⊙ E) W = sigmoid(β)·age·(X ⊙ X) W; the scalars move past the product.
+                let a_w = gamma.as_tensor().apply_op2(&lambda, adjacency.clone())?;
+                // (X ⊙ E) W = sigmoid(β)·(age·X ⊙ X) W with age·X ⊙ X precomputed; as
+                // sigmoid(β) > 0 and ReLU is positively homogeneous it moves past the ReLU and
+                // the window sum.
                 let hidden = weight.dims2()?.1;
                 let xw = batch
                     .features
                     .matmul(weight.as_tensor())?
-                    .reshape((b, w, n, hidden))?
-                    .broadcast_mul(&batch.scale)?
-                    .broadcast_mul(&beta)?;
-                Ok(a_w.matmul(&xw)?.relu()?.sum(1)?)
+                    .reshape((b, w, n, hidden))?;
+                Ok(a_w.matmul(&xw)?.relu()?.sum(1)?.broadcast_mul(&beta)?)
             }
             Encoder::Plain { first, second } => {
                 let hidden = first.dims2()?.1;
@@ -689,7 +687,7 @@ impl CustomOp2 for GatedAdjacency {
                     *o = g * (s + lambda * d);
                 }
             });
-        Ok((CpuStorage::F32(out), Shape::from((b * w, block))))
+        Ok((CpuStorage::F32(out), Shape::from((b, w, n, n))))
     }
 
     fn bwd(
@@ -814,15 +812,17 @@ pub(crate) fn node_pair_infonce(
     let unit = z.broadcast_div(&norm)?;
     let cosine = unit.matmul(&unit.t()?)?;
     // e^{(cos − 1)/τ} ∈ (0, 1]: the shift by 1/τ cancels in the ratio and keeps f32 in range.
-    let off_diagonal: Vec<f32> = (0..n * n)
-        .map(|k| f32::from(u8::from(k / n != k % n)))
+    // The diagonal gets −10⁴ before the exponential, so e_ii = 0.
+    let diagonal: Vec<f32> = (0..n * n)
+        .map(|k| if k / n == k % n { -1e4 } else { 0.0 })
         .collect();
-    let off_diagonal = Tensor::from_vec(off_diagonal, (n, n), device)?;
-    let e = ((cosine - 1.0)? / temperature)?
-        .exp()?
-        .broadcast_mul(&off_diagonal)?;
+    let diagonal = Tensor::from_vec(diagonal, (n, n), device)?;
+    let e = cosine
+        .affine(1.0 / temperature, -1.0 / temperature)?
+        .broadcast_add(&diagonal)?
+        .exp()?;
     let all = e.sum(D::Minus1)?;
-    let positive = e.broadcast_mul(&anchor.unsqueeze(1)?)?.sum(D::Minus1)?;
+    let positive = e.matmul(&anchor.unsqueeze(2)?)?.squeeze(2)?;
     // Non-anchors get numerator + 1 so the log stays finite; they are masked out below.
     let not_anchor = (anchor.neg()? + 1.0)?;
     let per_node = all.log()?.sub(&positive.add(&not_anchor)?.log()?)?;
@@ -936,12 +936,7 @@ pub(crate) mod tests {
             delta: Arc::new(delta.clone()),
             shape: (b, w, n),
         };
-        let fused = gamma
-            .as_tensor()
-            .apply_op2(lambda.as_tensor(), op)
-            .unwrap()
-            .reshape((b, w, n, n))
-            .unwrap();
+        let fused = gamma.as_tensor().apply_op2(lambda.as_tensor(), op).unwrap();
         let base = Tensor::from_vec(base, (b, w, n, n), &dev).unwrap();
         let delta = Tensor::from_vec(delta, (b, w, n, n), &dev).unwrap();
         let plain = base
