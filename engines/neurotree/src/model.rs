@@ -38,9 +38,11 @@
 //! hidden → head_hidden → 2 with ReLU and dropout (training only) before the last layer; the age
 //! head is hidden → head_hidden → 1 and predicts the standardised age.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, D, DType, Device, Layout, Shape, Tensor, Var};
+use candle_core::{
+    CpuStorage, CustomOp1, CustomOp2, CustomOp3, D, DType, Device, Layout, Shape, Tensor, Var,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -557,8 +559,7 @@ impl Weights {
                     .ok_or_else(|| ComputeError::Numerical("batch lacks A_d".into()))?;
                 let lambda = candle_nn::ops::sigmoid(lambda_raw.as_tensor())?;
                 let beta = candle_nn::ops::sigmoid(beta_raw.as_tensor())?;
-                // A_w = Γ ⊙ A_s ⊙ (λ A_d + (1 − λ) A_dᵀ) = Γ ⊙ (base + λ·delta), fused.
-                let a_w = gamma.as_tensor().apply_op2(&lambda, adjacency.clone())?;
+                // A_w = Γ ⊙ A_s ⊙ (λ A_d + (1 − λ) A_dᵀ) = Γ ⊙ (base + λ·delta).
                 // (X ⊙ E) W = sigmoid(β)·(age·X ⊙ X) W with age·X ⊙ X precomputed; as
                 // sigmoid(β) > 0 and ReLU is positively homogeneous it moves past the ReLU and
                 // the window sum.
@@ -567,7 +568,12 @@ impl Weights {
                     .features
                     .matmul(weight.as_tensor())?
                     .reshape((b, w, n, hidden))?;
-                Ok(a_w.matmul(&xw)?.relu()?.sum(1)?.broadcast_mul(&beta)?)
+                let layer = AgeGcnLayer {
+                    adjacency: adjacency.clone(),
+                    saved: Mutex::new(None),
+                };
+                let z = gamma.as_tensor().apply_op3(&lambda, &xw, layer)?;
+                Ok(z.broadcast_mul(&beta)?)
             }
             Encoder::Plain { first, second } => {
                 let hidden = first.dims2()?.1;
@@ -715,6 +721,87 @@ impl CustomOp2 for GatedAdjacency {
         let grad_gamma = grads.narrow(0, 0, n * n)?.reshape((n, n))?;
         let grad_lambda = grads.narrow(0, n * n, 1)?;
         Ok((Some(grad_gamma), Some(grad_lambda)))
+    }
+}
+
+/// The whole AGE-GCN layer before sigmoid(β) as one candle op of (Γ, λ, Y = (age·X ⊙ X) W
+/// `[B, W, N, H]`): Z = Σ_t ReLU(A_w,t Y_t) `[B, N, H]`, A_w from [`GatedAdjacency`]. Its
+/// backward pass forms ∂Y = A_wᵀ ∂P and ∂A_w = ∂P Yᵀ (∂P the ReLU-masked incoming gradient)
+/// with candle's matrix products on untracked tensors and reduces ∂A_w to ∂Γ and ∂λ in one
+/// pass, which saves candle's zero-fill-and-add gradient accumulation on every `[B, W, N, N]`
+/// and `[B, W, N, H]` intermediate.
+struct AgeGcnLayer {
+    adjacency: GatedAdjacency,
+    /// A_w and the pre-activation P from the forward pass, for the backward pass.
+    saved: Mutex<Option<(Tensor, Tensor)>>,
+}
+
+impl AgeGcnLayer {
+    fn adjacency_and_pre(
+        &self,
+        gamma: &Tensor,
+        lambda: &Tensor,
+        y: &Tensor,
+    ) -> candle_core::Result<(Tensor, Tensor)> {
+        let a_w = gamma
+            .detach()
+            .apply_op2_no_bwd(&lambda.detach(), &self.adjacency)?;
+        let pre = a_w.matmul(&y.detach())?;
+        Ok((a_w, pre))
+    }
+}
+
+impl CustomOp3 for AgeGcnLayer {
+    fn name(&self) -> &'static str {
+        "age-gcn-layer"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (b, w, n) = self.adjacency.shape;
+        let device = Device::Cpu;
+        let gamma = Tensor::from_slice(f32_slice(s1, l1)?, (n, n), &device)?;
+        let lambda = Tensor::from_slice(f32_slice(s2, l2)?, 1, &device)?;
+        let y = f32_slice(s3, l3)?;
+        let h = y.len() / (b * w * n).max(1);
+        let y = Tensor::from_slice(y, (b, w, n, h), &device)?;
+        let (a_w, pre) = self.adjacency_and_pre(&gamma, &lambda, &y)?;
+        let z: Vec<f32> = pre.relu()?.sum(1)?.flatten_all()?.to_vec1()?;
+        if let Ok(mut saved) = self.saved.lock() {
+            *saved = Some((a_w, pre));
+        }
+        Ok((CpuStorage::F32(z), Shape::from((b, n, h))))
+    }
+
+    fn bwd(
+        &self,
+        gamma: &Tensor,
+        lambda: &Tensor,
+        y: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let saved = self.saved.lock().ok().and_then(|mut s| s.take());
+        let (a_w, pre) = match saved {
+            Some(pair) => pair,
+            None => self.adjacency_and_pre(gamma, lambda, y)?,
+        };
+        let y = y.detach();
+        let mask = pre.gt(0.0)?.to_dtype(DType::F32)?;
+        let grad_pre = mask.broadcast_mul(&grad_res.detach().unsqueeze(1)?)?;
+        let grad_y = a_w.t()?.matmul(&grad_pre)?;
+        let grad_a_w = grad_pre.matmul(&y.t()?)?;
+        let (grad_gamma, grad_lambda) =
+            self.adjacency
+                .bwd(&gamma.detach(), &lambda.detach(), &a_w, &grad_a_w)?;
+        Ok((grad_gamma, grad_lambda, Some(grad_y)))
     }
 }
 
@@ -972,6 +1059,84 @@ pub(crate) mod tests {
             .backward()
             .unwrap();
         for v in [&gamma, &lambda] {
+            let (a, b) = (
+                g1.get(v.as_tensor()).unwrap(),
+                g2.get(v.as_tensor()).unwrap(),
+            );
+            assert_eq!(a.dims(), b.dims());
+            assert!(diff(a, b) < 1e-5, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn fused_layer_matches_candle_ops_forward_and_backward() {
+        let (b, w, n, h) = (2, 2, 4, 3);
+        let mut rng = seeded(6);
+        let mut draw =
+            |len: usize| -> Vec<f32> { (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect() };
+        let dev = Device::Cpu;
+        let base = draw(b * w * n * n);
+        let delta = draw(b * w * n * n);
+        let weights = Tensor::from_vec(draw(b * n * h), (b, n, h), &dev).unwrap();
+        let var = |t: Tensor| Var::from_tensor(&t).unwrap();
+        let gamma = var(Tensor::from_vec(draw(n * n), (n, n), &dev).unwrap());
+        let lambda = var(Tensor::new(&[-0.2f32], &dev).unwrap());
+        let y = var(Tensor::from_vec(draw(b * w * n * h), (b, w, n, h), &dev).unwrap());
+        let adjacency = GatedAdjacency {
+            base: Arc::new(base.clone()),
+            delta: Arc::new(delta.clone()),
+            shape: (b, w, n),
+        };
+        let layer = AgeGcnLayer {
+            adjacency,
+            saved: Mutex::new(None),
+        };
+        let fused = gamma
+            .as_tensor()
+            .apply_op3(lambda.as_tensor(), y.as_tensor(), layer)
+            .unwrap();
+        let base = Tensor::from_vec(base, (b, w, n, n), &dev).unwrap();
+        let delta = Tensor::from_vec(delta, (b, w, n, n), &dev).unwrap();
+        let plain = base
+            .add(&delta.broadcast_mul(lambda.as_tensor()).unwrap())
+            .unwrap()
+            .broadcast_mul(gamma.as_tensor())
+            .unwrap()
+            .matmul(y.as_tensor())
+            .unwrap()
+            .relu()
+            .unwrap()
+            .sum(1)
+            .unwrap();
+        let diff = |a: &Tensor, b: &Tensor| -> f32 {
+            a.sub(b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .max(0)
+                .unwrap()
+                .to_scalar()
+                .unwrap()
+        };
+        assert_eq!(fused.dims(), &[b, n, h]);
+        assert!(diff(&fused, &plain) < 1e-5);
+        let g1 = fused
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        let g2 = plain
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        for v in [&gamma, &lambda, &y] {
             let (a, b) = (
                 g1.get(v.as_tensor()).unwrap(),
                 g2.get(v.as_tensor()).unwrap(),
