@@ -34,6 +34,12 @@
 //! sigmoid(wᵀZ_i)·fc_strength_i. The plain GCN has no trained gate; its node score is the FC
 //! strength alone.
 //!
+//! **Speed.** The AGE-GCN layer is one candle op (`AgeGcnLayer`) with a hand-written backward
+//! pass: Γ ⊙ A_s ⊙ Ã is formed in one pass from precomputed A_s ⊙ A_dᵀ and A_s ⊙ (A_d − A_dᵀ),
+//! age·X ⊙ X is precomputed, sigmoid(β) > 0 is applied after the ReLU and the window sum
+//! (ReLU is positively homogeneous), and ∂Γ, ∂λ come from one reduction over the batch. Both
+//! fused ops are checked against the same expression written in candle's own ops.
+//!
 //! **Heads.** The graph embedding is the node mean of Z; the class head is an MLP
 //! hidden → head_hidden → 2 with ReLU and dropout (training only) before the last layer; the age
 //! head is hidden → head_hidden → 1 and predicts the standardised age.
