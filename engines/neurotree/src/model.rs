@@ -34,8 +34,8 @@
 //! sigmoid(wᵀZ_i)·fc_strength_i. The plain GCN has no trained gate; its node score is the FC
 //! strength alone.
 //!
-//! **Speed.** The AGE-GCN layer is one candle op (`AgeGcnLayer`) with a hand-written backward
-//! pass: Γ ⊙ A_s ⊙ Ã is formed in one pass from precomputed A_s ⊙ A_dᵀ and A_s ⊙ (A_d − A_dᵀ),
+//! **Speed.** The AGE-GCN layer (from Γ, λ and W to Z) is one candle op (`AgeGcnLayer`) with a
+//! hand-written backward pass: Γ ⊙ A_s ⊙ Ã is formed in one pass from precomputed A_s ⊙ A_dᵀ and A_s ⊙ (A_d − A_dᵀ),
 //! age·X ⊙ X is precomputed, sigmoid(β) > 0 is applied after the ReLU and the window sum
 //! (ReLU is positively homogeneous), and ∂Γ, ∂λ come from one reduction over the batch. Both
 //! fused ops are checked against the same expression written in candle's own ops.
@@ -551,7 +551,7 @@ impl Weights {
 
     /// Node embeddings Z `[B, N, H]`.
     pub(crate) fn encode(&self, batch: &Batch) -> Result<Tensor, ComputeError> {
-        let (b, n, w) = (batch.size, self.dims.nodes, self.dims.windows);
+        let (b, n) = (batch.size, self.dims.nodes);
         match &self.encoder {
             Encoder::AgeGcn {
                 gamma,
@@ -569,16 +569,14 @@ impl Weights {
                 // (X ⊙ E) W = sigmoid(β)·(age·X ⊙ X) W with age·X ⊙ X precomputed; as
                 // sigmoid(β) > 0 and ReLU is positively homogeneous it moves past the ReLU and
                 // the window sum.
-                let hidden = weight.dims2()?.1;
-                let xw = batch
-                    .features
-                    .matmul(weight.as_tensor())?
-                    .reshape((b, w, n, hidden))?;
                 let layer = AgeGcnLayer {
                     adjacency: adjacency.clone(),
+                    features: batch.features.clone(),
                     saved: Mutex::new(None),
                 };
-                let z = gamma.as_tensor().apply_op3(&lambda, &xw, layer)?;
+                let z = gamma
+                    .as_tensor()
+                    .apply_op3(&lambda, weight.as_tensor(), layer)?;
                 Ok(z.broadcast_mul(&beta)?)
             }
             Encoder::Plain { first, second } => {
@@ -730,30 +728,40 @@ impl CustomOp2 for GatedAdjacency {
     }
 }
 
-/// The whole AGE-GCN layer before sigmoid(β) as one candle op of (Γ, λ, Y = (age·X ⊙ X) W
-/// `[B, W, N, H]`): Z = Σ_t ReLU(A_w,t Y_t) `[B, N, H]`, A_w from [`GatedAdjacency`]. Its
-/// backward pass forms ∂Y = A_wᵀ ∂P and ∂A_w = ∂P Yᵀ (∂P the ReLU-masked incoming gradient)
-/// with candle's matrix products on untracked tensors and reduces ∂A_w to ∂Γ and ∂λ in one
-/// pass, which saves candle's zero-fill-and-add gradient accumulation on every `[B, W, N, N]`
-/// and `[B, W, N, H]` intermediate.
+/// The whole AGE-GCN layer before sigmoid(β) as one candle op of (Γ, λ, W `[F, H]`), the
+/// features F = age·X ⊙ X `[B·W·N, F]` held as a constant: Y = F W, Z = Σ_t ReLU(A_w,t Y_t)
+/// `[B, N, H]`, A_w from [`GatedAdjacency`]. Its backward pass forms ∂Y = A_wᵀ ∂P,
+/// ∂W = Fᵀ ∂Y and ∂A_w = ∂P Yᵀ (∂P the ReLU-masked incoming gradient) with candle's matrix
+/// products on untracked tensors and reduces ∂A_w to ∂Γ and ∂λ in one pass. That saves
+/// candle's zero-fill-and-add gradient accumulation on every `[B, W, N, N]` and `[B, W, N, H]`
+/// intermediate and the unused gradient of the constant features.
 struct AgeGcnLayer {
     adjacency: GatedAdjacency,
-    /// A_w and the pre-activation P from the forward pass, for the backward pass.
-    saved: Mutex<Option<(Tensor, Tensor)>>,
+    /// age·X ⊙ X, `[B·W·N, F]`.
+    features: Tensor,
+    /// A_w, Y and the pre-activation P from the forward pass, for the backward pass.
+    saved: Mutex<Option<[Tensor; 3]>>,
 }
 
 impl AgeGcnLayer {
-    fn adjacency_and_pre(
+    /// A_w, Y and P for Γ, λ and W.
+    fn forward_parts(
         &self,
         gamma: &Tensor,
         lambda: &Tensor,
-        y: &Tensor,
-    ) -> candle_core::Result<(Tensor, Tensor)> {
+        weight: &Tensor,
+    ) -> candle_core::Result<[Tensor; 3]> {
+        let (b, w, n) = self.adjacency.shape;
+        let hidden = weight.dims2()?.1;
         let a_w = gamma
             .detach()
             .apply_op2_no_bwd(&lambda.detach(), &self.adjacency)?;
-        let pre = a_w.matmul(&y.detach())?;
-        Ok((a_w, pre))
+        let y = self
+            .features
+            .matmul(&weight.detach())?
+            .reshape((b, w, n, hidden))?;
+        let pre = a_w.matmul(&y)?;
+        Ok([a_w, y, pre])
     }
 }
 
@@ -771,43 +779,45 @@ impl CustomOp3 for AgeGcnLayer {
         s3: &CpuStorage,
         l3: &Layout,
     ) -> candle_core::Result<(CpuStorage, Shape)> {
-        let (b, w, n) = self.adjacency.shape;
+        let (b, _, n) = self.adjacency.shape;
         let device = Device::Cpu;
         let gamma = Tensor::from_slice(f32_slice(s1, l1)?, (n, n), &device)?;
         let lambda = Tensor::from_slice(f32_slice(s2, l2)?, 1, &device)?;
-        let y = f32_slice(s3, l3)?;
-        let h = y.len() / (b * w * n).max(1);
-        let y = Tensor::from_slice(y, (b, w, n, h), &device)?;
-        let (a_w, pre) = self.adjacency_and_pre(&gamma, &lambda, &y)?;
-        let z: Vec<f32> = pre.relu()?.sum(1)?.flatten_all()?.to_vec1()?;
+        let features = self.features.dims2()?.1;
+        let weight = f32_slice(s3, l3)?;
+        let hidden = weight.len() / features.max(1);
+        let weight = Tensor::from_slice(weight, (features, hidden), &device)?;
+        let parts = self.forward_parts(&gamma, &lambda, &weight)?;
+        let z: Vec<f32> = parts[2].relu()?.sum(1)?.flatten_all()?.to_vec1()?;
         if let Ok(mut saved) = self.saved.lock() {
-            *saved = Some((a_w, pre));
+            *saved = Some(parts);
         }
-        Ok((CpuStorage::F32(z), Shape::from((b, n, h))))
+        Ok((CpuStorage::F32(z), Shape::from((b, n, hidden))))
     }
 
     fn bwd(
         &self,
         gamma: &Tensor,
         lambda: &Tensor,
-        y: &Tensor,
+        weight: &Tensor,
         _res: &Tensor,
         grad_res: &Tensor,
     ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
         let saved = self.saved.lock().ok().and_then(|mut s| s.take());
-        let (a_w, pre) = match saved {
-            Some(pair) => pair,
-            None => self.adjacency_and_pre(gamma, lambda, y)?,
+        let [a_w, y, pre] = match saved {
+            Some(parts) => parts,
+            None => self.forward_parts(gamma, lambda, weight)?,
         };
-        let y = y.detach();
         let mask = pre.gt(0.0)?.to_dtype(DType::F32)?;
         let grad_pre = mask.broadcast_mul(&grad_res.detach().unsqueeze(1)?)?;
         let grad_y = a_w.t()?.matmul(&grad_pre)?;
+        let hidden = weight.dims2()?.1;
+        let grad_weight = self.features.t()?.matmul(&grad_y.reshape(((), hidden))?)?;
         let grad_a_w = grad_pre.matmul(&y.t()?)?;
         let (grad_gamma, grad_lambda) =
             self.adjacency
                 .bwd(&gamma.detach(), &lambda.detach(), &a_w, &grad_a_w)?;
-        Ok((grad_gamma, grad_lambda, Some(grad_y)))
+        Ok((grad_gamma, grad_lambda, Some(grad_weight)))
     }
 }
 
@@ -1087,7 +1097,9 @@ pub(crate) mod tests {
         let var = |t: Tensor| Var::from_tensor(&t).unwrap();
         let gamma = var(Tensor::from_vec(draw(n * n), (n, n), &dev).unwrap());
         let lambda = var(Tensor::new(&[-0.2f32], &dev).unwrap());
-        let y = var(Tensor::from_vec(draw(b * w * n * h), (b, w, n, h), &dev).unwrap());
+        let f = 3;
+        let features = Tensor::from_vec(draw(b * w * n * f), (b * w * n, f), &dev).unwrap();
+        let weight = var(Tensor::from_vec(draw(f * h), (f, h), &dev).unwrap());
         let adjacency = GatedAdjacency {
             base: Arc::new(base.clone()),
             delta: Arc::new(delta.clone()),
@@ -1095,11 +1107,17 @@ pub(crate) mod tests {
         };
         let layer = AgeGcnLayer {
             adjacency,
+            features: features.clone(),
             saved: Mutex::new(None),
         };
         let fused = gamma
             .as_tensor()
-            .apply_op3(lambda.as_tensor(), y.as_tensor(), layer)
+            .apply_op3(lambda.as_tensor(), weight.as_tensor(), layer)
+            .unwrap();
+        let y = features
+            .matmul(weight.as_tensor())
+            .unwrap()
+            .reshape((b, w, n, h))
             .unwrap();
         let base = Tensor::from_vec(base, (b, w, n, n), &dev).unwrap();
         let delta = Tensor::from_vec(delta, (b, w, n, n), &dev).unwrap();
@@ -1108,7 +1126,7 @@ pub(crate) mod tests {
             .unwrap()
             .broadcast_mul(gamma.as_tensor())
             .unwrap()
-            .matmul(y.as_tensor())
+            .matmul(&y)
             .unwrap()
             .relu()
             .unwrap()
@@ -1142,7 +1160,7 @@ pub(crate) mod tests {
             .unwrap()
             .backward()
             .unwrap();
-        for v in [&gamma, &lambda, &y] {
+        for v in [&gamma, &lambda, &weight] {
             let (a, b) = (
                 g1.get(v.as_tensor()).unwrap(),
                 g2.get(v.as_tensor()).unwrap(),
