@@ -180,6 +180,7 @@ mod tests {
         assert!(report.first_loss.is_finite() && report.final_loss.is_finite());
         assert!(report.final_loss < report.first_loss, "{report:?}");
         assert_eq!((report.features, report.windows), (6, 2));
+        assert_eq!(bench(&small).unwrap().final_loss, report.final_loss);
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["rois"], 10);
         assert!(
@@ -189,14 +190,5 @@ mod tests {
             })
             .is_err()
         );
-    }
-
-    /// Release timing at the default sizes: `RAYON_NUM_THREADS=2 cargo test --release -p
-    /// benchtop-neurotree --lib bench_default_sizes -- --ignored --nocapture`.
-    #[test]
-    #[ignore = "timing, run by hand in release"]
-    fn bench_default_sizes() {
-        let report = bench(&BenchParams::default()).unwrap();
-        println!("{}", serde_json::to_string(&report).unwrap());
     }
 }

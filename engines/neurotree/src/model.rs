@@ -34,11 +34,22 @@
 //! sigmoid(wᵀZ_i)·fc_strength_i. The plain GCN has no trained gate; its node score is the FC
 //! strength alone.
 //!
+//! **Speed.** The AGE-GCN layer (from Γ, λ and W to Z) is one candle op (`AgeGcnLayer`) with a
+//! hand-written backward pass: Γ ⊙ A_s ⊙ Ã is formed in one pass from precomputed A_s ⊙ A_dᵀ and A_s ⊙ (A_d − A_dᵀ),
+//! age·X ⊙ X is precomputed, sigmoid(β) > 0 is applied after the ReLU and the window sum
+//! (ReLU is positively homogeneous), and ∂Γ, ∂λ come from one reduction over the batch. Both
+//! fused ops are checked against the same expression written in candle's own ops.
+//!
 //! **Heads.** The graph embedding is the node mean of Z; the class head is an MLP
 //! hidden → head_hidden → 2 with ReLU and dropout (training only) before the last layer; the age
 //! head is hidden → head_hidden → 1 and predicts the standardised age.
 
-use candle_core::{D, DType, Device, Tensor, Var};
+use std::sync::{Arc, Mutex};
+
+use candle_core::{
+    CpuStorage, CustomOp1, CustomOp2, CustomOp3, D, DType, Device, Layout, Shape, Tensor, Var,
+};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use benchtop_compute::ComputeError;
@@ -234,6 +245,15 @@ pub(crate) fn fc_strength(graph: &SubjectGraph) -> Vec<f64> {
     }
 }
 
+/// The age factor of E: the age in model units when classifying with `use_age`, else 1.
+fn age_factor(graph: &SubjectGraph, config: &ModelConfig, task: Task) -> f64 {
+    if task == Task::Classify && config.use_age {
+        graph.age
+    } else {
+        1.0
+    }
+}
+
 /// One subject's inputs as flat `f32` arrays, computed once before training.
 #[derive(Debug, Clone)]
 pub(crate) struct SubjectInput {
@@ -241,10 +261,9 @@ pub(crate) struct SubjectInput {
     base: Vec<f32>,
     /// AGE-GCN: A_s ⊙ (A_d − A_dᵀ) per window `[W, N, N]` (Ã·A_s = base + λ·delta); else empty.
     delta: Vec<f32>,
-    /// AGE-GCN: X_t ⊙ X_t `[W, N, F]`; plain GCN: X with windows concatenated `[N, W·F]`.
+    /// AGE-GCN: age·X_t ⊙ X_t `[W, N, F]` (age 1 when not used); plain GCN: X with windows
+    /// concatenated `[N, W·F]`.
     features: Vec<f32>,
-    /// The age factor of E (age, or 1).
-    scale: f32,
     /// 1 for strong nodes `[N]`.
     strong: Vec<f32>,
     /// 1 for CMFC anchors `[N]` (strong, with another strong node).
@@ -285,10 +304,11 @@ impl SubjectInput {
                         }
                     }
                 }
+                let age = age_factor(graph, config, task);
                 let features = graph
                     .window_features
                     .iter()
-                    .flat_map(|x| x.as_slice().iter().map(|v| v * v))
+                    .flat_map(|x| x.as_slice().iter().map(|v| age * v * v))
                     .collect::<Vec<f64>>();
                 (
                     f32s(base.into_iter()),
@@ -323,14 +343,10 @@ impl SubjectInput {
         } else {
             vec![0.0; n]
         };
-        let with_age = task == Task::Classify && config.use_age;
-        #[allow(clippy::cast_possible_truncation)]
-        let scale = if with_age { graph.age as f32 } else { 1.0 };
         Ok(Self {
             base,
             delta,
             features,
-            scale,
             strong,
             anchor,
             label: u32::from(graph.label != 0),
@@ -342,11 +358,11 @@ impl SubjectInput {
 /// A mini-batch of subjects as tensors.
 #[derive(Debug, Clone)]
 pub(crate) struct Batch {
+    /// Plain GCN: A_s `[B, N, N]`; AGE-GCN: unused (an empty tensor).
     base: Tensor,
-    delta: Option<Tensor>,
+    /// AGE-GCN: the gated-adjacency constants `[B·W]` blocks of N×N.
+    adjacency: Option<GatedAdjacency>,
     features: Tensor,
-    /// `[B, 1, 1, 1]` age factors.
-    scale: Tensor,
     /// `[B·N]` strong mask.
     strong: Tensor,
     /// `[B, N]` anchors.
@@ -379,10 +395,14 @@ impl Batch {
             }
             out
         };
-        let (base, delta, features) = match architecture {
+        let (base, adjacency, features) = match architecture {
             Architecture::AgeGcn => (
-                Tensor::from_vec(cat(|s| &s.base), (b, w, n, n), device)?,
-                Some(Tensor::from_vec(cat(|s| &s.delta), (b, w, n, n), device)?),
+                Tensor::zeros(0, DType::F32, device)?,
+                Some(GatedAdjacency {
+                    base: Arc::new(cat(|s| &s.base)),
+                    delta: Arc::new(cat(|s| &s.delta)),
+                    shape: (b, w, n),
+                }),
                 Tensor::from_vec(cat(|s| &s.features), (b * w * n, f), device)?,
             ),
             Architecture::PlainGcn => (
@@ -391,15 +411,13 @@ impl Batch {
                 Tensor::from_vec(cat(|s| &s.features), (b * n, w * f), device)?,
             ),
         };
-        let scale: Vec<f32> = subjects.iter().map(|s| s.scale).collect();
         let anchor = cat(|s| &s.anchor);
         let anchors = anchor.iter().map(|&v| f64::from(v)).sum();
         let labels: Vec<u32> = subjects.iter().map(|s| s.label).collect();
         Ok(Self {
             base,
-            delta,
+            adjacency,
             features,
-            scale: Tensor::from_vec(scale, (b, 1, 1, 1), device)?,
             strong: Tensor::from_vec(cat(|s| &s.strong), b * n, device)?,
             anchor: Tensor::from_vec(anchor, (b, n), device)?,
             anchors,
@@ -533,7 +551,7 @@ impl Weights {
 
     /// Node embeddings Z `[B, N, H]`.
     pub(crate) fn encode(&self, batch: &Batch) -> Result<Tensor, ComputeError> {
-        let (b, n, w) = (batch.size, self.dims.nodes, self.dims.windows);
+        let (b, n) = (batch.size, self.dims.nodes);
         match &self.encoder {
             Encoder::AgeGcn {
                 gamma,
@@ -541,24 +559,25 @@ impl Weights {
                 beta_raw,
                 weight,
             } => {
-                let delta = batch
-                    .delta
+                let adjacency = batch
+                    .adjacency
                     .as_ref()
                     .ok_or_else(|| ComputeError::Numerical("batch lacks A_d".into()))?;
                 let lambda = candle_nn::ops::sigmoid(lambda_raw.as_tensor())?;
                 let beta = candle_nn::ops::sigmoid(beta_raw.as_tensor())?;
                 // A_w = Γ ⊙ A_s ⊙ (λ A_d + (1 − λ) A_dᵀ) = Γ ⊙ (base + λ·delta).
-                let mixed = batch.base.add(&delta.broadcast_mul(&lambda)?)?;
-                let a_w = mixed.broadcast_mul(gamma.as_tensor())?;
-                // (X ⊙ E) W = sigmoid(β)·age·(X ⊙ X) W; the scalars move past the product.
-                let hidden = weight.dims2()?.1;
-                let xw = batch
-                    .features
-                    .matmul(weight.as_tensor())?
-                    .reshape((b, w, n, hidden))?
-                    .broadcast_mul(&batch.scale)?
-                    .broadcast_mul(&beta)?;
-                Ok(a_w.matmul(&xw)?.relu()?.sum(1)?)
+                // (X ⊙ E) W = sigmoid(β)·(age·X ⊙ X) W with age·X ⊙ X precomputed; as
+                // sigmoid(β) > 0 and ReLU is positively homogeneous it moves past the ReLU and
+                // the window sum.
+                let layer = AgeGcnLayer {
+                    adjacency: adjacency.clone(),
+                    features: batch.features.clone(),
+                    saved: Mutex::new(None),
+                };
+                let z = gamma
+                    .as_tensor()
+                    .apply_op3(&lambda, weight.as_tensor(), layer)?;
+                Ok(z.broadcast_mul(&beta)?)
             }
             Encoder::Plain { first, second } => {
                 let hidden = first.dims2()?.1;
@@ -617,6 +636,257 @@ impl Weights {
     }
 }
 
+/// Blocks per parallel task of the fused adjacency kernels (fixed, so that the reduction order,
+/// and hence the bits, do not depend on the thread count).
+const BLOCKS_PER_TASK: usize = 4;
+
+/// The fused AGE-GCN adjacency A_w = Γ ⊙ (base + λ·delta) over `B·W` blocks of N×N, as one
+/// candle op of (Γ `[N, N]`, λ `[1]`) with a fused backward pass: one read of the incoming
+/// gradient gives ∂Γ = Σ_blocks g ⊙ (base + λ·delta) and ∂λ = Σ g ⊙ Γ ⊙ delta. Written out in
+/// candle's elementwise ops this layer allocated and touched a `[B, W, N, N]` tensor about a
+/// dozen times per step.
+#[derive(Debug, Clone)]
+pub(crate) struct GatedAdjacency {
+    base: Arc<Vec<f32>>,
+    delta: Arc<Vec<f32>>,
+    /// (B, W, N).
+    shape: (usize, usize, usize),
+}
+
+fn f32_slice<'a>(storage: &'a CpuStorage, layout: &Layout) -> candle_core::Result<&'a [f32]> {
+    let CpuStorage::F32(data) = storage else {
+        return Err(candle_core::Error::Msg(
+            "gated adjacency expects f32".into(),
+        ));
+    };
+    let (start, end) = layout.contiguous_offsets().ok_or_else(|| {
+        candle_core::Error::Msg("gated adjacency expects contiguous input".into())
+    })?;
+    Ok(&data[start..end])
+}
+
+impl CustomOp2 for GatedAdjacency {
+    fn name(&self) -> &'static str {
+        "gated-adjacency"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let gamma = f32_slice(s1, l1)?;
+        let lambda = *f32_slice(s2, l2)?
+            .first()
+            .ok_or_else(|| candle_core::Error::Msg("λ is empty".into()))?;
+        let (b, w, n) = self.shape;
+        let block = n * n;
+        if gamma.len() != block || self.base.len() != b * w * block {
+            return Err(candle_core::Error::Msg(
+                "gated adjacency: shape mismatch".into(),
+            ));
+        }
+        let mut out = vec![0.0f32; b * w * block];
+        out.par_chunks_mut(block)
+            .zip(self.base.par_chunks(block))
+            .zip(self.delta.par_chunks(block))
+            .for_each(|((o, base), delta)| {
+                for (((o, &g), &s), &d) in o.iter_mut().zip(gamma).zip(base).zip(delta) {
+                    *o = g * (s + lambda * d);
+                }
+            });
+        Ok((CpuStorage::F32(out), Shape::from((b, w, n, n))))
+    }
+
+    fn bwd(
+        &self,
+        gamma: &Tensor,
+        lambda: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
+        let n = self.shape.2;
+        let grads = grad_res
+            .contiguous()?
+            .apply_op1_no_bwd(&GatedAdjacencyGrad {
+                gamma: gamma.flatten_all()?.to_vec1()?,
+                lambda: lambda
+                    .flatten_all()?
+                    .to_vec1::<f32>()?
+                    .first()
+                    .copied()
+                    .unwrap_or(0.0),
+                base: Arc::clone(&self.base),
+                delta: Arc::clone(&self.delta),
+                block: n * n,
+            })?;
+        let grad_gamma = grads.narrow(0, 0, n * n)?.reshape((n, n))?;
+        let grad_lambda = grads.narrow(0, n * n, 1)?;
+        Ok((Some(grad_gamma), Some(grad_lambda)))
+    }
+}
+
+/// The whole AGE-GCN layer before sigmoid(β) as one candle op of (Γ, λ, W `[F, H]`), the
+/// features F = age·X ⊙ X `[B·W·N, F]` held as a constant: Y = F W, Z = Σ_t ReLU(A_w,t Y_t)
+/// `[B, N, H]`, A_w from [`GatedAdjacency`]. Its backward pass forms ∂Y = A_wᵀ ∂P,
+/// ∂W = Fᵀ ∂Y and ∂A_w = ∂P Yᵀ (∂P the ReLU-masked incoming gradient) with candle's matrix
+/// products on untracked tensors and reduces ∂A_w to ∂Γ and ∂λ in one pass. That saves
+/// candle's zero-fill-and-add gradient accumulation on every `[B, W, N, N]` and `[B, W, N, H]`
+/// intermediate and the unused gradient of the constant features.
+struct AgeGcnLayer {
+    adjacency: GatedAdjacency,
+    /// age·X ⊙ X, `[B·W·N, F]`.
+    features: Tensor,
+    /// A_w, Y and the pre-activation P from the forward pass, for the backward pass.
+    saved: Mutex<Option<[Tensor; 3]>>,
+}
+
+impl AgeGcnLayer {
+    /// A_w, Y and P for Γ, λ and W.
+    fn forward_parts(
+        &self,
+        gamma: &Tensor,
+        lambda: &Tensor,
+        weight: &Tensor,
+    ) -> candle_core::Result<[Tensor; 3]> {
+        let (b, w, n) = self.adjacency.shape;
+        let hidden = weight.dims2()?.1;
+        let a_w = gamma
+            .detach()
+            .apply_op2_no_bwd(&lambda.detach(), &self.adjacency)?;
+        let y = self
+            .features
+            .matmul(&weight.detach())?
+            .reshape((b, w, n, hidden))?;
+        let pre = a_w.matmul(&y)?;
+        Ok([a_w, y, pre])
+    }
+}
+
+impl CustomOp3 for AgeGcnLayer {
+    fn name(&self) -> &'static str {
+        "age-gcn-layer"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (b, _, n) = self.adjacency.shape;
+        let device = Device::Cpu;
+        let gamma = Tensor::from_slice(f32_slice(s1, l1)?, (n, n), &device)?;
+        let lambda = Tensor::from_slice(f32_slice(s2, l2)?, 1, &device)?;
+        let features = self.features.dims2()?.1;
+        let weight = f32_slice(s3, l3)?;
+        let hidden = weight.len() / features.max(1);
+        let weight = Tensor::from_slice(weight, (features, hidden), &device)?;
+        let parts = self.forward_parts(&gamma, &lambda, &weight)?;
+        let z: Vec<f32> = parts[2].relu()?.sum(1)?.flatten_all()?.to_vec1()?;
+        if let Ok(mut saved) = self.saved.lock() {
+            *saved = Some(parts);
+        }
+        Ok((CpuStorage::F32(z), Shape::from((b, n, hidden))))
+    }
+
+    fn bwd(
+        &self,
+        gamma: &Tensor,
+        lambda: &Tensor,
+        weight: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let saved = self.saved.lock().ok().and_then(|mut s| s.take());
+        let [a_w, y, pre] = match saved {
+            Some(parts) => parts,
+            None => self.forward_parts(gamma, lambda, weight)?,
+        };
+        let mask = pre.gt(0.0)?.to_dtype(DType::F32)?;
+        let grad_pre = mask.broadcast_mul(&grad_res.detach().unsqueeze(1)?)?;
+        let grad_y = a_w.t()?.matmul(&grad_pre)?;
+        let hidden = weight.dims2()?.1;
+        let grad_weight = self.features.t()?.matmul(&grad_y.reshape(((), hidden))?)?;
+        let grad_a_w = grad_pre.matmul(&y.t()?)?;
+        let (grad_gamma, grad_lambda) =
+            self.adjacency
+                .bwd(&gamma.detach(), &lambda.detach(), &a_w, &grad_a_w)?;
+        Ok((grad_gamma, grad_lambda, Some(grad_weight)))
+    }
+}
+
+/// The backward reduction of [`GatedAdjacency`]: from the gradient of A_w, `[N·N + 1]` holding
+/// ∂Γ (row-major) then ∂λ.
+struct GatedAdjacencyGrad {
+    gamma: Vec<f32>,
+    lambda: f32,
+    base: Arc<Vec<f32>>,
+    delta: Arc<Vec<f32>>,
+    block: usize,
+}
+
+impl CustomOp1 for GatedAdjacencyGrad {
+    fn name(&self) -> &'static str {
+        "gated-adjacency-grad"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let grad = f32_slice(s, l)?;
+        let block = self.block;
+        if grad.len() != self.base.len() {
+            return Err(candle_core::Error::Msg(
+                "gated adjacency grad: shape mismatch".into(),
+            ));
+        }
+        let chunk = block * BLOCKS_PER_TASK;
+        let partials: Vec<(Vec<f32>, f64)> = grad
+            .par_chunks(chunk)
+            .zip(self.base.par_chunks(chunk))
+            .zip(self.delta.par_chunks(chunk))
+            .map(|((g, base), delta)| {
+                let mut d_gamma = vec![0.0f32; block];
+                let mut d_lambda = 0.0f32;
+                for ((g, base), delta) in g
+                    .chunks(block)
+                    .zip(base.chunks(block))
+                    .zip(delta.chunks(block))
+                {
+                    for ((((acc, &g), &s), &d), &gm) in d_gamma
+                        .iter_mut()
+                        .zip(g)
+                        .zip(base)
+                        .zip(delta)
+                        .zip(&self.gamma)
+                    {
+                        *acc += g * (s + self.lambda * d);
+                        d_lambda += g * gm * d;
+                    }
+                }
+                (d_gamma, f64::from(d_lambda))
+            })
+            .collect();
+        let mut out = vec![0.0f32; block + 1];
+        let mut d_lambda = 0.0f64;
+        for (d_gamma, dl) in &partials {
+            for (o, v) in out.iter_mut().zip(d_gamma) {
+                *o += v;
+            }
+            d_lambda += dl;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            out[block] = d_lambda as f32;
+        }
+        Ok((CpuStorage::F32(out), Shape::from(block + 1)))
+    }
+}
+
 /// Binary cross-entropy of `logits` against 0/1 `targets`, mean over elements.
 fn bce_with_logits(logits: &Tensor, targets: &Tensor) -> Result<Tensor, ComputeError> {
     // softplus(g) − t·g with softplus(g) = ReLU(g) + ln(1 + e^{−|g|}).
@@ -645,15 +915,17 @@ pub(crate) fn node_pair_infonce(
     let unit = z.broadcast_div(&norm)?;
     let cosine = unit.matmul(&unit.t()?)?;
     // e^{(cos − 1)/τ} ∈ (0, 1]: the shift by 1/τ cancels in the ratio and keeps f32 in range.
-    let off_diagonal: Vec<f32> = (0..n * n)
-        .map(|k| f32::from(u8::from(k / n != k % n)))
+    // The diagonal gets −10⁴ before the exponential, so e_ii = 0.
+    let diagonal: Vec<f32> = (0..n * n)
+        .map(|k| if k / n == k % n { -1e4 } else { 0.0 })
         .collect();
-    let off_diagonal = Tensor::from_vec(off_diagonal, (n, n), device)?;
-    let e = ((cosine - 1.0)? / temperature)?
-        .exp()?
-        .broadcast_mul(&off_diagonal)?;
+    let diagonal = Tensor::from_vec(diagonal, (n, n), device)?;
+    let e = cosine
+        .affine(1.0 / temperature, -1.0 / temperature)?
+        .broadcast_add(&diagonal)?
+        .exp()?;
     let all = e.sum(D::Minus1)?;
-    let positive = e.broadcast_mul(&anchor.unsqueeze(1)?)?.sum(D::Minus1)?;
+    let positive = e.matmul(&anchor.unsqueeze(2)?)?.squeeze(2)?;
     // Non-anchors get numerator + 1 so the log stays finite; they are masked out below.
     let not_anchor = (anchor.neg()? + 1.0)?;
     let per_node = all.log()?.sub(&positive.add(&not_anchor)?.log()?)?;
@@ -746,6 +1018,155 @@ pub(crate) mod tests {
                     "Z[{i}][{h}] = {got} vs {expected}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn fused_adjacency_matches_candle_ops_forward_and_backward() {
+        let (b, w, n) = (3, 2, 5);
+        let mut rng = seeded(4);
+        let mut draw =
+            |len: usize| -> Vec<f32> { (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect() };
+        let dev = Device::Cpu;
+        let base = draw(b * w * n * n);
+        let delta = draw(b * w * n * n);
+        let weights = Tensor::from_vec(draw(b * w * n * n), (b, w, n, n), &dev).unwrap();
+        let gamma =
+            Var::from_tensor(&Tensor::from_vec(draw(n * n), (n, n), &dev).unwrap()).unwrap();
+        let lambda = Var::from_tensor(&Tensor::new(&[0.3f32], &dev).unwrap()).unwrap();
+        let op = GatedAdjacency {
+            base: Arc::new(base.clone()),
+            delta: Arc::new(delta.clone()),
+            shape: (b, w, n),
+        };
+        let fused = gamma.as_tensor().apply_op2(lambda.as_tensor(), op).unwrap();
+        let base = Tensor::from_vec(base, (b, w, n, n), &dev).unwrap();
+        let delta = Tensor::from_vec(delta, (b, w, n, n), &dev).unwrap();
+        let plain = base
+            .add(&delta.broadcast_mul(lambda.as_tensor()).unwrap())
+            .unwrap()
+            .broadcast_mul(gamma.as_tensor())
+            .unwrap();
+        let diff = |a: &Tensor, b: &Tensor| -> f32 {
+            a.sub(b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .max(0)
+                .unwrap()
+                .to_scalar()
+                .unwrap()
+        };
+        assert!(diff(&fused, &plain) < 1e-6);
+        let g1 = fused
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        let g2 = plain
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        for v in [&gamma, &lambda] {
+            let (a, b) = (
+                g1.get(v.as_tensor()).unwrap(),
+                g2.get(v.as_tensor()).unwrap(),
+            );
+            assert_eq!(a.dims(), b.dims());
+            assert!(diff(a, b) < 1e-5, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn fused_layer_matches_candle_ops_forward_and_backward() {
+        let (b, w, n, h) = (2, 2, 4, 3);
+        let mut rng = seeded(6);
+        let mut draw =
+            |len: usize| -> Vec<f32> { (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect() };
+        let dev = Device::Cpu;
+        let base = draw(b * w * n * n);
+        let delta = draw(b * w * n * n);
+        let weights = Tensor::from_vec(draw(b * n * h), (b, n, h), &dev).unwrap();
+        let var = |t: Tensor| Var::from_tensor(&t).unwrap();
+        let gamma = var(Tensor::from_vec(draw(n * n), (n, n), &dev).unwrap());
+        let lambda = var(Tensor::new(&[-0.2f32], &dev).unwrap());
+        let f = 3;
+        let features = Tensor::from_vec(draw(b * w * n * f), (b * w * n, f), &dev).unwrap();
+        let weight = var(Tensor::from_vec(draw(f * h), (f, h), &dev).unwrap());
+        let adjacency = GatedAdjacency {
+            base: Arc::new(base.clone()),
+            delta: Arc::new(delta.clone()),
+            shape: (b, w, n),
+        };
+        let layer = AgeGcnLayer {
+            adjacency,
+            features: features.clone(),
+            saved: Mutex::new(None),
+        };
+        let fused = gamma
+            .as_tensor()
+            .apply_op3(lambda.as_tensor(), weight.as_tensor(), layer)
+            .unwrap();
+        let y = features
+            .matmul(weight.as_tensor())
+            .unwrap()
+            .reshape((b, w, n, h))
+            .unwrap();
+        let base = Tensor::from_vec(base, (b, w, n, n), &dev).unwrap();
+        let delta = Tensor::from_vec(delta, (b, w, n, n), &dev).unwrap();
+        let plain = base
+            .add(&delta.broadcast_mul(lambda.as_tensor()).unwrap())
+            .unwrap()
+            .broadcast_mul(gamma.as_tensor())
+            .unwrap()
+            .matmul(&y)
+            .unwrap()
+            .relu()
+            .unwrap()
+            .sum(1)
+            .unwrap();
+        let diff = |a: &Tensor, b: &Tensor| -> f32 {
+            a.sub(b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .max(0)
+                .unwrap()
+                .to_scalar()
+                .unwrap()
+        };
+        assert_eq!(fused.dims(), &[b, n, h]);
+        assert!(diff(&fused, &plain) < 1e-5);
+        let g1 = fused
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        let g2 = plain
+            .mul(&weights)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        for v in [&gamma, &lambda, &weight] {
+            let (a, b) = (
+                g1.get(v.as_tensor()).unwrap(),
+                g2.get(v.as_tensor()).unwrap(),
+            );
+            assert_eq!(a.dims(), b.dims());
+            assert!(diff(a, b) < 1e-5, "{a} {b}");
         }
     }
 

@@ -605,6 +605,36 @@ mod tests {
     }
 
     #[test]
+    fn trains_on_cohort_features_for_both_tasks() {
+        use crate::cohort::{CohortParams, generate_cohort};
+        use crate::dataset::Dataset;
+        use crate::features::{FeatureParams, subject_graphs};
+        let cohort = generate_cohort(&CohortParams {
+            subjects: 8,
+            rois: 14,
+            time_points: 40,
+            ..CohortParams::default()
+        })
+        .unwrap();
+        let graphs =
+            subject_graphs(&Dataset::from_cohort(&cohort), &FeatureParams::default()).unwrap();
+        let refs: Vec<&SubjectGraph> = graphs.iter().collect();
+        for task in [Task::Classify, Task::BrainAge] {
+            let (model, history) = run(&graphs, task, &small_config(), 2, 1e-2, 1);
+            assert!(history.iter().all(|h| h.loss.is_finite()));
+            let p = model.predict(&refs).unwrap();
+            assert_eq!(p.len(), 8);
+            assert!(p.iter().all(|v| v.is_finite()));
+            if task == Task::Classify {
+                assert!(p.iter().all(|v| (0.0..=1.0).contains(v)));
+            }
+            let scores = model.node_scores(&graphs[3]).unwrap();
+            assert_eq!(scores.len(), 14);
+            assert!(scores.iter().all(|s| (0.0..=1.0).contains(s)));
+        }
+    }
+
+    #[test]
     fn cancel_and_bad_inputs_are_errors() {
         let graphs = planted(4, 4, 3, 5);
         let refs: Vec<&SubjectGraph> = graphs.iter().collect();
