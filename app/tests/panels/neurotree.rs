@@ -1,0 +1,135 @@
+//! The NeuroTree panel, clicked through by its labels, and its example projects' known answers.
+
+use std::path::Path;
+use std::time::Duration;
+
+use benchtop::session::Session;
+use egui_kittest::kittest::Queryable as _;
+
+use super::common;
+
+/// A session with one NeuroTree panel on a cohort small enough for debug builds.
+fn small_neurotree_session() -> Session {
+    let text = r"(
+        format_version: 1,
+        panels: [(id: (1), state: NeuroTree((params: (
+            data: (cohort: (
+                subjects: 16, rois: 16, time_points: 60, burn_in_steps: 50,
+                patient_fraction: 0.5, age_min_years: 18.0, age_max_years: 65.0,
+                self_coupling: 0.3, within_coupling: 0.5, between_coupling: 0.1, jitter: 0.1,
+                dmn_group_effect: 0.5, age_effect_per_year: 0.005, noise_std: 1.0, seed: 1,
+            )),
+        ))))],
+    )";
+    let doc = benchtop::project::ProjectDoc::parse(text, Path::new("small-neurotree.ron"))
+        .expect("test project parses");
+    Session::from_doc(doc, None).expect("test project opens")
+}
+
+fn summary(session: &Session) -> serde_json::Value {
+    session.panels.values().next().expect("panel").summary()
+}
+
+#[test]
+fn neurotree_panel_opens_from_the_catalog() {
+    let mut harness = common::harness(Session::new());
+    harness.get_by_label("Open NeuroTree brain trees").click();
+    harness.step();
+    assert_eq!(harness.state().session.panels.len(), 1);
+    harness.get_by_label("Generate cohort");
+    harness.get_by_label("Tree").click();
+    harness.step();
+    harness.get_by_label("Generate or load subjects in the Data tab first.");
+}
+
+#[test]
+fn neurotree_panel_generates_draws_changes_alpha_saves_and_reopens() {
+    let mut harness = common::harness(small_neurotree_session());
+    harness.get_by_label("Generate cohort").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    harness
+        .get_by_label_contains("synthetic, seed 1: 16 subjects (8 controls, 8 patients), 16 ROIs");
+    harness.get_by_label("Static |r|: all subjects (mean)");
+    harness.get_by_label("Window 1 of 2 |r|: all subjects (mean)");
+    let s = summary(&harness.state().session);
+    assert_eq!(s["subjects"], 16, "{s}");
+    assert_eq!(s["rois"], 16, "{s}");
+    // Three trunk levels for all subjects, controls and patients, every level naming ROIs.
+    for group in ["all", "control", "patient"] {
+        let levels = s["trunks"][group].as_object().expect("levels");
+        assert_eq!(levels.len(), 3, "{s}");
+        assert!(
+            levels["1"].as_array().is_some_and(|names| names.len() >= 2),
+            "{s}"
+        );
+        let counts: u64 = s["trunk_membership"][group]["1"]
+            .as_object()
+            .expect("networks")
+            .values()
+            .map(|v| v.as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(counts as usize, levels["1"].as_array().map_or(0, Vec::len));
+    }
+
+    harness.get_by_label("Tree").click();
+    harness.step();
+    harness.get_by_label_contains("Brain tree: all subjects (mean)");
+    harness.get_by_label("Force-directed").click();
+    harness.step();
+    harness.get_by_label("Level 2").click();
+    harness.step();
+    let text = harness.state().session.to_text().expect("serialises");
+    assert!(text.contains("layout: ForceDirected"), "{text}");
+    assert!(text.contains("hidden_levels: [2]"), "{text}");
+    // α re-runs the trunks live.
+    harness.get_by_label("α (node score against GPC)").click();
+    harness.step();
+    harness
+        .get_by_label("α (node score against GPC)")
+        .type_text("1");
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    let text = harness.state().session.to_text().expect("serialises");
+    assert!(text.contains("alpha: 1.0"), "{text}");
+    harness.get_by_label_contains("Brain tree: all subjects (mean)");
+    let after = summary(&harness.state().session)["trunks"].clone();
+    assert_eq!(after["all"].as_object().map(serde_json::Map::len), Some(3));
+
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("neurotree.ron");
+    assert!(
+        harness.state_mut().save_to(&path),
+        "{:?}",
+        harness.state().notices
+    );
+    assert!(
+        dir.path()
+            .join("neurotree.data")
+            .join("neurotree-series.npy")
+            .exists()
+    );
+    let original = harness.state().session.to_doc(None).expect("document");
+    let reopened = Session::open(&path).expect("the saved project reopens");
+    assert_eq!(reopened.to_doc(None).expect("document"), original);
+    assert_eq!(
+        summary(&harness.state().session),
+        summary(&reopened),
+        "results survive save and reopen"
+    );
+    let panel = reopened.panels.values().next().expect("panel");
+    let names: Vec<String> = panel.figures().into_iter().map(|f| f.name).collect();
+    for name in [
+        "neurotree-connectivity",
+        "neurotree-tree",
+        "neurotree-trunk-membership",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    let tables = panel.data_tables();
+    let edges = tables
+        .iter()
+        .find(|t| t.name == "neurotree-tree-edges")
+        .expect("edge table");
+    assert_eq!(edges.rows.len(), 15, "a tree on 16 ROIs has 15 edges");
+}
