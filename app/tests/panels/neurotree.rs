@@ -10,18 +10,24 @@ use super::common;
 
 /// A session with one NeuroTree panel on a cohort small enough for debug builds.
 fn small_neurotree_session() -> Session {
+    neurotree_session(16, 16)
+}
+
+fn neurotree_session(subjects: usize, rois: usize) -> Session {
     let text = r"(
         format_version: 1,
         panels: [(id: (1), state: NeuroTree((params: (
             data: (cohort: (
-                subjects: 16, rois: 16, time_points: 60, burn_in_steps: 50,
+                subjects: SUBJECTS, rois: ROIS, time_points: 60, burn_in_steps: 50,
                 patient_fraction: 0.5, age_min_years: 18.0, age_max_years: 65.0,
                 self_coupling: 0.3, within_coupling: 0.5, between_coupling: 0.1, jitter: 0.1,
                 dmn_group_effect: 0.5, age_effect_per_year: 0.005, noise_std: 1.0, seed: 1,
             )),
         ))))],
-    )";
-    let doc = benchtop::project::ProjectDoc::parse(text, Path::new("small-neurotree.ron"))
+    )"
+    .replace("SUBJECTS", &subjects.to_string())
+    .replace("ROIS", &rois.to_string());
+    let doc = benchtop::project::ProjectDoc::parse(&text, Path::new("small-neurotree.ron"))
         .expect("test project parses");
     Session::from_doc(doc, None).expect("test project opens")
 }
@@ -132,4 +138,18 @@ fn neurotree_panel_generates_draws_changes_alpha_saves_and_reopens() {
         .find(|t| t.name == "neurotree-tree-edges")
         .expect("edge table");
     assert_eq!(edges.rows.len(), 15, "a tree on 16 ROIs has 15 edges");
+}
+
+#[test]
+#[ignore = "writes a project for a screenshot"]
+fn write_screenshot_project() {
+    let mut harness = common::harness(neurotree_session(40, 90));
+    harness.get_by_label("Generate cohort").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    harness.get_by_label("Tree").click();
+    harness.step();
+    let path = Path::new("/tmp/nt-shot/neurotree.ron");
+    std::fs::create_dir_all("/tmp/nt-shot").unwrap();
+    assert!(harness.state_mut().save_to(path));
 }

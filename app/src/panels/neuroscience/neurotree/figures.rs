@@ -193,36 +193,55 @@ pub fn tree_subplot(
     subplot
 }
 
-/// Trunk-node counts per network, one bar series per level (side by side), for `label`.
+/// A short tick label of a network name: initials of a multi-word name (`DM`), else its first
+/// three letters (`Vis`).
+pub fn network_abbreviation(name: &str) -> String {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    if words.len() > 1 {
+        words
+            .iter()
+            .filter_map(|w| w.chars().next())
+            .flat_map(char::to_uppercase)
+            .collect()
+    } else {
+        name.chars().take(3).collect()
+    }
+}
+
+/// Trunk-node counts per network, stacked by level (level 1 at the bottom).
 pub fn membership_subplot(
     title: &str,
     membership: &[Vec<usize>],
     network_names: &[String],
 ) -> Subplot {
-    let levels = membership.len().max(1);
-    #[allow(clippy::cast_precision_loss)]
-    let width = 0.8 / levels as f64;
     let mut subplot = Subplot::new(title)
         .x_label("Network")
-        .y_label("Trunk nodes")
+        .y_label("Trunk nodes (stacked by level)")
         .legend(true);
+    let networks = network_names.len();
+    // Cumulative heights; the tallest (all levels) first so lower levels are drawn over it.
+    let mut cumulative = vec![vec![0.0; networks]; membership.len()];
     for (l, counts) in membership.iter().enumerate() {
-        #[allow(clippy::cast_precision_loss)]
-        let xs: Vec<f64> = (0..counts.len())
-            .map(|k| k as f64 - 0.4 + width * (l as f64 + 0.5))
-            .collect();
-        #[allow(clippy::cast_precision_loss)]
-        let heights: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+        for k in 0..networks {
+            let below = if l == 0 { 0.0 } else { cumulative[l - 1][k] };
+            #[allow(clippy::cast_precision_loss)]
+            let here = counts.get(k).copied().unwrap_or(0) as f64;
+            cumulative[l][k] = below + here;
+        }
+    }
+    for (l, heights) in cumulative.iter().enumerate().rev() {
         subplot.push(
-            Bars::at(format!("level {}", l + 1), xs, heights, width).color(level_color(l + 1)),
+            Bars::categories(
+                format!("level {}", l + 1),
+                network_names
+                    .iter()
+                    .map(|n| network_abbreviation(n))
+                    .collect(),
+                heights.clone(),
+            )
+            .color(level_color(l + 1)),
         );
     }
-    // Category names as the x tick labels (zero-height bars).
-    subplot.push(Bars::categories(
-        "",
-        network_names.to_vec(),
-        vec![0.0; network_names.len()],
-    ));
     subplot
 }
 
@@ -241,5 +260,7 @@ mod tests {
     fn boundaries_fall_where_the_network_changes() {
         assert_eq!(network_boundaries(&[0, 0, 1, 1, 1, 2]), vec![2, 5]);
         assert!(network_boundaries(&[3, 3]).is_empty());
+        assert_eq!(network_abbreviation("Default mode"), "DM");
+        assert_eq!(network_abbreviation("Visual"), "Vis");
     }
 }

@@ -101,6 +101,18 @@ pub fn radial(n_nodes: usize, edges: &[(usize, usize)], root: usize) -> Position
     positions
 }
 
+/// Scales `positions` about the origin so that the farthest node lies on the unit circle (the
+/// radial layout keeps its root at the centre).
+pub fn fit_unit_disc(mut positions: Positions) -> Positions {
+    let radius = positions.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max);
+    if radius > 0.0 {
+        for p in &mut positions {
+            *p = [p[0] / radius, p[1] / radius];
+        }
+    }
+    positions
+}
+
 /// Cooling steps of the force-directed layout.
 pub const FORCE_STEPS: usize = 300;
 
@@ -214,6 +226,14 @@ mod tests {
                 assert!((p[i][0] - p[j][0]).hypot(p[i][1] - p[j][1]) > 1e-3);
             }
         }
+    }
+
+    #[test]
+    fn fitting_the_unit_disc_keeps_the_root_at_the_centre() {
+        let p = fit_unit_disc(radial(6, &small_tree(), 1));
+        assert_eq!(p[1], [0.0, 0.0]);
+        let largest = p.iter().map(|q| q[0].hypot(q[1])).fold(0.0, f64::max);
+        assert!((largest - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use benchtop_neurotree::trunk::TrunkParams;
 use super::data_tab::pick_ui;
 use super::explore::{ExploredTree, Pick, explore, mean_static_fc};
 use super::figures::{level_color, membership_subplot, network_color, tree_subplot};
-use super::layout::{Positions, force_directed, radial};
+use super::layout::{Positions, fit_unit_disc, force_directed, radial};
 use super::views::tree_view;
 use super::{ENGINE, LoadedData, NeuroTreePanelParams, NeuroTreeView, TreeLayout};
 use crate::figure::{Figure, FigureViewState, show_figure};
@@ -177,7 +177,7 @@ impl TreeTab {
         let edges: Vec<(usize, usize)> = explored.tree.edges.iter().map(|e| (e.a, e.b)).collect();
         let n = explored.tree.n_nodes;
         let positions = match view.layout {
-            TreeLayout::Radial => radial(n, &edges, explored.root),
+            TreeLayout::Radial => fit_unit_disc(radial(n, &edges, explored.root)),
             TreeLayout::ForceDirected => force_directed(n, &edges, explored.root),
         };
         self.shown = Some(Shown {
@@ -367,7 +367,7 @@ impl TreeTab {
         let edges: Vec<(usize, usize)> = explored.tree.edges.iter().map(|e| (e.a, e.b)).collect();
         let n = explored.tree.n_nodes;
         let positions = match view.layout {
-            TreeLayout::Radial => radial(n, &edges, explored.root),
+            TreeLayout::Radial => fit_unit_disc(radial(n, &edges, explored.root)),
             TreeLayout::ForceDirected => force_directed(n, &edges, explored.root),
         };
         Ok((explored, positions))
