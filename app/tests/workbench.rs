@@ -350,6 +350,7 @@ fn every_project_runs_headless() {
             "weather-spectra-analytic" => spectra::check_analytic_sweep(out.path()),
             "weather-spectra-learned" => spectra::check_learned(&summary),
             "findr-planted-line-attractor" => findr::check_findr(&summary),
+            "neurotree-real-sample" => neurotree::check_neurotree_real(&summary),
             _ => {}
         }
     }

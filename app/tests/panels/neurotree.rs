@@ -153,3 +153,19 @@ fn write_screenshot_project() {
     std::fs::create_dir_all("/tmp/nt-shot").unwrap();
     assert!(harness.state_mut().save_to(path));
 }
+
+/// The real sample: 5 subjects on 94 AAL2 regions, three trunk levels of the group-mean tree,
+/// each naming regions of the atlas.
+pub fn check_neurotree_real(summary: &serde_json::Value) {
+    let s = &summary["panels"][0]["summary"];
+    assert_eq!(s["rois"], 94, "{s}");
+    assert_eq!(s["subjects"], 5, "{s}");
+    let levels = s["trunks"]["all"].as_object().expect("trunk levels");
+    assert_eq!(levels.len(), 3, "{s}");
+    for (level, names) in levels {
+        let names = names.as_array().expect("names");
+        assert!(names.len() >= 2, "level {level}: {s}");
+    }
+    // Only one group: no per-group trees.
+    assert!(s["trunks"].get("patient").is_none(), "{s}");
+}

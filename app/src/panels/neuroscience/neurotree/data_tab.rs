@@ -8,6 +8,7 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_neurotree::Matrix;
 use benchtop_neurotree::cohort::{Group, generate_cohort};
 use benchtop_neurotree::dataset::Dataset;
+use benchtop_neurotree::load::TimeAxis;
 
 use super::explore::{Pick, mean_dynamic_fc, mean_static_fc};
 use super::figures::fc_subplot;
@@ -43,7 +44,7 @@ pub(super) fn load(
         DataSource::Folder => {
             let dir = params.folder.resolve(project_dir);
             progress.set(0.1, format!("reading {}", dir.display()));
-            let dataset = super::engine::load_folder(&dir, params.time_axis)?;
+            let dataset = benchtop_neurotree::load::load_folder(&dir, params.time_axis)?;
             cancel.check()?;
             let name = dir.file_name().map_or_else(
                 || dir.display().to_string(),
@@ -56,7 +57,7 @@ pub(super) fn load(
         }
         DataSource::RealSample => {
             progress.set(0.1, "reading the real sample");
-            let dataset = super::engine::real_sample()?;
+            let dataset = benchtop_neurotree::load::real_sample()?;
             Ok(LoadedData {
                 dataset,
                 source: "real sample".to_owned(),
@@ -339,13 +340,9 @@ impl DataTab {
                 }
                 ui.horizontal(|ui| {
                     ui.label("Time runs along");
-                    ui.selectable_value(
-                        &mut data.time_axis,
-                        super::SeriesTime::Auto,
-                        "longer axis",
-                    );
-                    ui.selectable_value(&mut data.time_axis, super::SeriesTime::Rows, "rows");
-                    ui.selectable_value(&mut data.time_axis, super::SeriesTime::Columns, "columns");
+                    ui.selectable_value(&mut data.time_axis, TimeAxis::Auto, "longer axis");
+                    ui.selectable_value(&mut data.time_axis, TimeAxis::Rows, "rows");
+                    ui.selectable_value(&mut data.time_axis, TimeAxis::Columns, "columns");
                 });
                 ui.label(
                     "One series file per subject (ROIs × time); optional demographics.csv \

@@ -200,7 +200,7 @@ pub fn network_abbreviation(name: &str) -> String {
     if words.len() > 1 {
         words
             .iter()
-            .filter_map(|w| w.chars().next())
+            .filter_map(|w| w.chars().find(|c| c.is_alphabetic()))
             .flat_map(char::to_uppercase)
             .collect()
     } else {
@@ -262,5 +262,6 @@ mod tests {
         assert!(network_boundaries(&[3, 3]).is_empty());
         assert_eq!(network_abbreviation("Default mode"), "DM");
         assert_eq!(network_abbreviation("Visual"), "Vis");
+        assert_eq!(network_abbreviation("Limbic (medial temporal)"), "LMT");
     }
 }

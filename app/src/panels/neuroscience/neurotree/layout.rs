@@ -104,7 +104,10 @@ pub fn radial(n_nodes: usize, edges: &[(usize, usize)], root: usize) -> Position
 /// Scales `positions` about the origin so that the farthest node lies on the unit circle (the
 /// radial layout keeps its root at the centre).
 pub fn fit_unit_disc(mut positions: Positions) -> Positions {
-    let radius = positions.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max);
+    let radius = positions
+        .iter()
+        .map(|p| p[0].hypot(p[1]))
+        .fold(0.0, f64::max);
     if radius > 0.0 {
         for p in &mut positions {
             *p = [p[0] / radius, p[1] / radius];

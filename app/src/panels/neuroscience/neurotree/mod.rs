@@ -9,7 +9,6 @@
 //! its baselines under cross-validation, ROC curves, brain age and the k-hop norms).
 
 mod data_tab;
-mod engine;
 mod explore;
 mod figures;
 mod layout;
@@ -22,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_neurotree::cohort::CohortParams;
+use benchtop_neurotree::load::TimeAxis;
 use benchtop_neurotree::trunk::TrunkParams;
 use serde::{Deserialize, Serialize};
 
@@ -81,18 +81,6 @@ pub enum DataSource {
     RealSample,
 }
 
-/// Where time runs in the series files of a folder.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SeriesTime {
-    /// The longer axis is time.
-    #[default]
-    Auto,
-    /// One row per time point.
-    Rows,
-    /// One column per time point.
-    Columns,
-}
-
 /// The cohort a new panel starts with (the example project's size).
 fn demo_cohort() -> CohortParams {
     CohortParams {
@@ -114,7 +102,7 @@ pub struct DataParams {
     /// The folder of series files (relative to the project file).
     pub folder: DataRef,
     /// Where time runs in the folder's files.
-    pub time_axis: SeriesTime,
+    pub time_axis: TimeAxis,
 }
 
 impl Default for DataParams {
@@ -123,7 +111,7 @@ impl Default for DataParams {
             source: DataSource::Synthetic,
             cohort: demo_cohort(),
             folder: DataRef::default(),
-            time_axis: SeriesTime::Auto,
+            time_axis: TimeAxis::Auto,
         }
     }
 }
