@@ -65,10 +65,7 @@ pub fn network_boundaries(network_of_roi: &[usize]) -> Vec<usize> {
 pub fn fc_subplot(title: &str, fc: &Matrix, network_of_roi: &[usize]) -> Subplot {
     let n = fc.rows();
     // Heatmap rows run bottom-up; put ROI 0 at the top like a matrix.
-    let values: Vec<f64> = (0..n)
-        .rev()
-        .flat_map(|i| fc.row(i).iter().copied().collect::<Vec<f64>>())
-        .collect();
+    let values: Vec<f64> = (0..n).rev().flat_map(|i| fc.row(i).to_vec()).collect();
     #[allow(clippy::cast_precision_loss)]
     let size = n as f64;
     let heatmap = Heatmap::new("|r|", (-0.5, size - 0.5), (-0.5, size - 0.5), n, n, values)
@@ -221,13 +218,14 @@ pub fn membership_subplot(
     let networks = network_names.len();
     // Cumulative heights; the tallest (all levels) first so lower levels are drawn over it.
     let mut cumulative = vec![vec![0.0; networks]; membership.len()];
-    for (l, counts) in membership.iter().enumerate() {
-        for k in 0..networks {
-            let below = if l == 0 { 0.0 } else { cumulative[l - 1][k] };
+    let mut running = vec![0.0; networks];
+    for (counts, row) in membership.iter().zip(cumulative.iter_mut()) {
+        for (k, total) in running.iter_mut().enumerate() {
             #[allow(clippy::cast_precision_loss)]
             let here = counts.get(k).copied().unwrap_or(0) as f64;
-            cumulative[l][k] = below + here;
+            *total += here;
         }
+        row.clone_from(&running);
     }
     for (l, heights) in cumulative.iter().enumerate().rev() {
         subplot.push(
@@ -246,6 +244,7 @@ pub fn membership_subplot(
 }
 
 /// A dashed diagonal from (0, 0) to (1, 1) (chance on a ROC plot).
+#[allow(dead_code)]
 pub fn chance_line() -> Line {
     Line::new("chance", vec![0.0, 1.0], vec![0.0, 1.0])
         .color(Rgba::GREY)

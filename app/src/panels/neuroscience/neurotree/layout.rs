@@ -136,9 +136,7 @@ pub fn force_directed(n_nodes: usize, edges: &[(usize, usize)], root: usize) -> 
     let cooling = temperature / FORCE_STEPS as f64;
     let mut shift = vec![[0.0f64; 2]; n_nodes];
     for _ in 0..FORCE_STEPS {
-        for s in &mut shift {
-            *s = [0.0, 0.0];
-        }
+        shift.fill([0.0, 0.0]);
         for i in 0..n_nodes {
             for j in (i + 1)..n_nodes {
                 let (dx, dy, d) = separation(positions[i], positions[j], i, j);

@@ -81,12 +81,18 @@ pub(super) fn tree_base(dataset: &Dataset, pick: Pick) -> Result<TreeBase, Compu
     TreeBase::of_fc(mean_static_fc(dataset, &pick.members(dataset))?)
 }
 
+/// Group trees with their pick.
+pub(super) type GroupBases = Vec<(Pick, TreeBase)>;
+
+/// A group's tree with trunks and its membership counts `[level − 1][network]`.
+pub(super) type GroupTrunks = (Pick, ExploredTree, Vec<Vec<usize>>);
+
 /// Group trees with trunks: (pick, explored tree) for every group pick.
 pub(super) fn group_trunks(
     dataset: &Dataset,
     bases: &[(Pick, TreeBase)],
     trunk: TrunkParams,
-) -> Result<Vec<(Pick, ExploredTree, Vec<Vec<usize>>)>, ComputeError> {
+) -> Result<Vec<GroupTrunks>, ComputeError> {
     bases
         .iter()
         .map(|(pick, base)| {
@@ -111,7 +117,7 @@ struct Shown {
 #[derive(Default)]
 pub(super) struct TreeTab {
     /// Group-mean trees of the current data (by data identity).
-    groups: Option<(usize, Arc<Vec<(Pick, TreeBase)>>)>,
+    groups: Option<(usize, Arc<GroupBases>)>,
     /// The tree of a picked subject.
     subject: Option<(usize, Pick, Arc<TreeBase>)>,
     shown: Option<Shown>,
@@ -125,10 +131,7 @@ fn data_id(data: &Arc<LoadedData>) -> usize {
 
 impl TreeTab {
     /// The group-mean trees of `data`, computed on first use.
-    fn groups(
-        &mut self,
-        data: &Arc<LoadedData>,
-    ) -> Result<Arc<Vec<(Pick, TreeBase)>>, ComputeError> {
+    fn groups(&mut self, data: &Arc<LoadedData>) -> Result<Arc<GroupBases>, ComputeError> {
         let id = data_id(data);
         if let Some((seen, groups)) = &self.groups
             && *seen == id
@@ -332,7 +335,7 @@ impl TreeTab {
     }
 
     /// The group trees of `data` (cached ones when current, otherwise computed).
-    fn bases(&self, data: &LoadedData) -> Result<Arc<Vec<(Pick, TreeBase)>>, ComputeError> {
+    fn bases(&self, data: &LoadedData) -> Result<Arc<GroupBases>, ComputeError> {
         if let Some((id, groups)) = &self.groups
             && *id == std::ptr::from_ref(data) as usize
         {
