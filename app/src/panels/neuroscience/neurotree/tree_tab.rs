@@ -109,13 +109,17 @@ pub(super) fn group_trunks(
 
 /// What the explorer shows now.
 struct Shown {
-    key: (usize, Pick, TrunkParams, TreeLayout),
+    key: (usize, usize, Pick, TrunkParams, TreeLayout),
     explored: ExploredTree,
     positions: Positions,
 }
 
 #[derive(Default)]
 pub(super) struct TreeTab {
+    /// Group trees from a trained result (model node scores), replacing the computed ones.
+    trained: Option<Arc<GroupBases>>,
+    /// Counts changes of `trained` (part of the cache key).
+    trained_generation: usize,
     /// Group-mean trees of the current data (by data identity).
     groups: Option<(usize, Arc<GroupBases>)>,
     /// The tree of a picked subject.
@@ -130,8 +134,18 @@ fn data_id(data: &Arc<LoadedData>) -> usize {
 }
 
 impl TreeTab {
+    /// Uses the group trees of a trained result (or, with `None`, trees computed from the data).
+    pub(super) fn set_trained(&mut self, trained: Option<GroupBases>) {
+        self.trained = trained.map(Arc::new);
+        self.trained_generation += 1;
+        self.shown = None;
+    }
+
     /// The group-mean trees of `data`, computed on first use.
     fn groups(&mut self, data: &Arc<LoadedData>) -> Result<Arc<GroupBases>, ComputeError> {
+        if let Some(trained) = &self.trained {
+            return Ok(Arc::clone(trained));
+        }
         let id = data_id(data);
         if let Some((seen, groups)) = &self.groups
             && *seen == id
@@ -170,7 +184,13 @@ impl TreeTab {
         trunk: TrunkParams,
         view: &NeuroTreeView,
     ) -> Result<(), ComputeError> {
-        let key = (data_id(data), view.pick, trunk, view.layout);
+        let key = (
+            data_id(data),
+            self.trained_generation,
+            view.pick,
+            trunk,
+            view.layout,
+        );
         if self.shown.as_ref().is_some_and(|s| s.key == key) {
             return Ok(());
         }
@@ -227,6 +247,11 @@ impl TreeTab {
                     shown.explored.trunks.trunks.len(),
                     params.trunk.levels
                 ));
+                ui.label(if shown.explored.scores == shown.explored.strength {
+                    "Node scores: FC strength (computed from the data)."
+                } else {
+                    "Node scores: the trained AGE-GCN's, averaged over the group."
+                });
                 let height = ui.available_height();
                 ui.horizontal_top(|ui| {
                     ui.set_height(height * 0.62);
@@ -336,6 +361,9 @@ impl TreeTab {
 
     /// The group trees of `data` (cached ones when current, otherwise computed).
     fn bases(&self, data: &LoadedData) -> Result<Arc<GroupBases>, ComputeError> {
+        if let Some(trained) = &self.trained {
+            return Ok(Arc::clone(trained));
+        }
         if let Some((id, groups)) = &self.groups
             && *id == std::ptr::from_ref(data) as usize
         {
@@ -359,6 +387,7 @@ impl TreeTab {
             && shown.key
                 == (
                     std::ptr::from_ref(data) as usize,
+                    self.trained_generation,
                     view.pick,
                     trunk,
                     view.layout,
@@ -366,7 +395,11 @@ impl TreeTab {
         {
             return Ok((shown.explored.clone(), shown.positions.clone()));
         }
-        let explored = tree_base(&data.dataset, view.pick)?.explore(trunk)?;
+        let bases = self.bases(data)?;
+        let explored = match bases.iter().find(|(p, _)| *p == view.pick) {
+            Some((_, base)) => base.explore(trunk)?,
+            None => tree_base(&data.dataset, view.pick)?.explore(trunk)?,
+        };
         let edges: Vec<(usize, usize)> = explored.tree.edges.iter().map(|e| (e.a, e.b)).collect();
         let n = explored.tree.n_nodes;
         let positions = match view.layout {
