@@ -21,7 +21,8 @@ fn neurotree_session(subjects: usize, rois: usize) -> Session {
                 subjects: SUBJECTS, rois: ROIS, time_points: 60, burn_in_steps: 50,
                 patient_fraction: 0.5, age_min_years: 18.0, age_max_years: 65.0,
                 self_coupling: 0.3, within_coupling: 0.5, between_coupling: 0.1, jitter: 0.1,
-                dmn_group_effect: 0.5, age_effect_per_year: 0.005, noise_std: 1.0, seed: 1,
+                dmn_group_effect: 0.5, age_effect_per_year: 0.005, noise_std: 1.0, shared_drive: 0.5,
+                seed: 1,
             )),
         ))))],
     )"

@@ -595,6 +595,14 @@ fn cohort_controls(ui: &mut egui::Ui, data: &mut DataParams) {
             .speed(0.01)
             .range(0.001..=100.0),
     );
+    labelled(
+        ui,
+        "Shared network drive",
+        egui::DragValue::new(&mut c.shared_drive)
+            .speed(0.01)
+            .range(0.0..=1.0),
+    )
+    .on_hover_text("Fraction of each ROI's innovation variance shared by its network.");
     labelled(ui, "Cohort seed", egui::DragValue::new(&mut c.seed));
     if let Err(error) = c.validate() {
         ui.colored_label(ui.visuals().error_fg_color, format!("cohort.{error}"));
