@@ -4,7 +4,7 @@
 The peer is the model as the authors' code implements it, written the way a PyTorch user
 would: per window t,
     lambda = sigmoid(lambda_raw),  A~_t = lambda A_d,t + (1 - lambda) A_d,t^T
-    A_w = Gamma * A_s * A~_t                     (Gamma N x N, Xavier-uniform)
+    A_w = Gamma * A_s * A~_t                     (Gamma N x N, Xavier-uniform; Benchtop folds a constant N^2 into A_s * A~_t, free)
     E = sigmoid(beta_raw) * age * X_t
     Z_t = relu(A_w (X_t * E) W)                  (W F x 64)
     Z = sum_t Z_t                                (unit-step Euler over the 2 windows)
@@ -14,7 +14,7 @@ L_CMFC being Benchtop's node-pair InfoNCE (cosine similarities of the rows of Z 
 tau = 0.07; anchors and positives are the strong nodes, mean_t mean_j |A_d,t ij| >= the mean)
 plus the binary cross-entropy of the node gate sigmoid(w^T Z_i) against the strong mask.
 A step is forward + backward + Adam (lr 1e-3, weight decay 1e-5), on one batch of B subjects
-with N ROIs and two windows of T/2 features. Inputs are seeded random numbers of those shapes
+with N ROIs and two windows of N features (FC rows). Inputs are seeded random numbers of those shapes
 (Benchtop draws its own; the timing does not depend on the values).
 
 Each side is timed over --steps steps after --warmup untimed ones (Benchtop: one warm-up);
@@ -115,7 +115,7 @@ class AgeGcn(torch.nn.Module):
 
 def make_batch(subjects, rois, time_points, seed):
     generator = torch.Generator().manual_seed(seed)
-    features = time_points // WINDOWS
+    features = rois  # FC-row node features: one per ROI
     a_s = torch.rand(subjects, rois, rois, generator=generator) / rois
     a_d = torch.rand(subjects, WINDOWS, rois, rois, generator=generator) / rois
     x = torch.randn(subjects, WINDOWS, rois, features, generator=generator)
@@ -130,7 +130,7 @@ def pytorch_peer(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     batch = make_batch(args.subjects, args.rois, args.time_points, args.seed)
-    model = AgeGcn(args.rois, args.time_points // WINDOWS, torch.Generator().manual_seed(args.seed + 1))
+    model = AgeGcn(args.rois, args.rois, torch.Generator().manual_seed(args.seed + 1))
     optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, weight_decay=WEIGHT_DECAY)
 
     def step():

@@ -156,6 +156,46 @@ pub fn findr(options: &FindrBench) -> anyhow::Result<serde_json::Value> {
     Ok(value)
 }
 
+/// Options of `benchtop bench neurotree`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench neurotree",
+    about = "NeuroTree AGE-GCN training-step timing (forward, backward, Adam) on one batch"
+)]
+pub struct NeuroTreeBench {
+    /// Subjects per batch B.
+    #[arg(long, default_value_t = 32)]
+    pub subjects: usize,
+    /// ROIs (graph nodes) N.
+    #[arg(long, default_value_t = 116)]
+    pub rois: usize,
+    /// Time points per synthetic subject.
+    #[arg(long, default_value_t = 150)]
+    pub time_points: usize,
+    /// Timed steps (after one warm-up step).
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// Seed of the cohort and the weights.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The NeuroTree benchmark: `ms_per_step`, the losses and the sizes.
+pub fn neurotree(options: &NeuroTreeBench) -> anyhow::Result<serde_json::Value> {
+    let report = benchtop_neurotree::bench::bench(&benchtop_neurotree::bench::BenchParams {
+        subjects: options.subjects,
+        rois: options.rois,
+        time_points: options.time_points,
+        steps: options.steps,
+        seed: options.seed,
+    })?;
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -171,7 +211,11 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("findr".to_owned()).chain(options.iter().cloned());
             findr(&FindrBench::try_parse_from(args)?)?
         }
-        other => anyhow::bail!("unknown engine `{other}`; available: ising, sht, findr"),
+        "neurotree" => {
+            let args = std::iter::once("neurotree".to_owned()).chain(options.iter().cloned());
+            neurotree(&NeuroTreeBench::try_parse_from(args)?)?
+        }
+        other => anyhow::bail!("unknown engine `{other}`; available: ising, sht, findr, neurotree"),
     };
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string(&value)?)?;

@@ -179,7 +179,8 @@ mod tests {
         let report = bench(&small).unwrap();
         assert!(report.first_loss.is_finite() && report.final_loss.is_finite());
         assert!(report.final_loss < report.first_loss, "{report:?}");
-        assert_eq!((report.features, report.windows), (6, 2));
+        // FC-row node features: one per ROI.
+        assert_eq!((report.features, report.windows), (10, 2));
         assert_eq!(bench(&small).unwrap().final_loss, report.final_loss);
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["rois"], 10);

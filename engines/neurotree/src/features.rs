@@ -19,6 +19,18 @@ use crate::matrix::Matrix;
 use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
 
+/// What the model sees as each node's features in a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum NodeFeatures {
+    /// The node's |r| to every node in the window (N features): the usual brain-GNN input.
+    #[default]
+    FcRows,
+    /// The node's z-scored time series in the window (T/w features), as the authors' code does.
+    /// Resting-state time points are not aligned across subjects, so only their power carries
+    /// over; on the synthetic cohort this input leaves AGE-GCN near chance (see the docs).
+    Series,
+}
+
 /// Settings of the feature preparation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -27,6 +39,8 @@ pub struct FeatureParams {
     pub windows: usize,
     /// The age unit of the model, years (the model sees age_years / age_unit_years).
     pub age_unit_years: f64,
+    /// The node features of each window.
+    pub node_features: NodeFeatures,
 }
 
 impl Default for FeatureParams {
@@ -34,6 +48,7 @@ impl Default for FeatureParams {
         Self {
             windows: 2,
             age_unit_years: 100.0,
+            node_features: NodeFeatures::FcRows,
         }
     }
 }
@@ -63,7 +78,7 @@ pub struct SubjectGraph {
     pub static_norm: Matrix,
     /// Per window: the age-aware dynamic FC, D_out^{-1/2} A D_in^{-1/2}.
     pub dynamic_norm: Vec<Matrix>,
-    /// Per window: the z-scored ROI series in that window, N × F.
+    /// Per window: the node features, N × F (see [`NodeFeatures`]).
     pub window_features: Vec<Matrix>,
     /// Age in model units (age_years / age_unit_years).
     pub age: f64,
@@ -170,15 +185,31 @@ pub fn subject_graph(
     }
     let used = window_len * params.windows;
     let z = z_scored(&subject.series, used, &subject.id)?;
-    let window_features = (0..params.windows)
+    let window_series = (0..params.windows)
         .map(|t| z.column_range(t * window_len, (t + 1) * window_len))
         .collect::<Result<Vec<_>, _>>()?;
-    let static_fc = static_fc(&z)?;
+    let whole_fc = static_fc(&z)?;
     let age = subject.age_years / params.age_unit_years;
+    let dynamic_norm = age_aware_dynamic_fc(&window_series, age);
+    let window_features = match params.node_features {
+        NodeFeatures::Series => window_series,
+        NodeFeatures::FcRows => window_series
+            .iter()
+            .enumerate()
+            .map(|(t, w)| {
+                static_fc(w).map_err(|e| {
+                    ComputeError::invalid(
+                        "series",
+                        format!("subject {}, window {}: {e}", subject.id, t + 1),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
     Ok(SubjectGraph {
-        static_norm: symmetric_normalise(&static_fc),
-        static_fc,
-        dynamic_norm: age_aware_dynamic_fc(&window_features, age),
+        static_norm: symmetric_normalise(&whole_fc),
+        static_fc: whole_fc,
+        dynamic_norm,
         window_features,
         age,
         age_years: subject.age_years,
@@ -290,8 +321,20 @@ mod tests {
         .unwrap();
         let mut d = Dataset::from_cohort(&c);
         d.subjects[1].series = d.subjects[1].series.column_range(0, 31).unwrap();
-        let gs = subject_graphs(&d, &FeatureParams::default()).unwrap();
-        for (g, s) in gs.iter().zip(&d.subjects) {
+        let series = FeatureParams {
+            node_features: NodeFeatures::Series,
+            ..FeatureParams::default()
+        };
+        let gs = subject_graphs(&d, &series).unwrap();
+        let fc_rows = subject_graphs(&d, &FeatureParams::default()).unwrap();
+        for ((g, s), f) in gs.iter().zip(&d.subjects).zip(&fc_rows) {
+            // FC-row features: each window's |r|, N × N with unit diagonal.
+            assert_eq!(f.window_features[1].cols(), 10);
+            assert_eq!(f.window_features[1].get(3, 3), 1.0);
+            assert_eq!(
+                f.window_features[1],
+                static_fc(&g.window_features[1]).unwrap()
+            );
             assert_eq!(g.window_features.len(), 2);
             assert_eq!(g.window_features[0].cols(), 15);
             assert_eq!(g.dynamic_norm[1].rows(), 10);

@@ -11,6 +11,8 @@
 //! - [`connectivity`]: static |Pearson| functional connectivity and windowed dynamic FC.
 //! - [`graph_tree`]: the brain tree, a minimum spanning tree on the distance 1 − r.
 //! - [`khop`]: the k-hop operator Φ_k and its spectral-norm curves against k.
+//! - [`pipeline`]: the run: cross-validated AGE-GCN and baselines, brain age, group trees, Φ_k.
+//! - [`result`]: what a run produces.
 //! - [`trunk`]: the paper's trunk extraction over levels with the path score (α, S).
 //! - [`model`]: the AGE-GCN (learned Γ, λ-mixed dynamic FC, age-scaled features, Euler sum over
 //!   windows), the plain-GCN baseline, node-pair CMFC and the heads, in candle.
@@ -30,6 +32,8 @@ pub mod khop;
 pub mod load;
 pub mod matrix;
 pub mod model;
+pub mod pipeline;
+pub mod result;
 pub mod train;
 pub mod trunk;
 

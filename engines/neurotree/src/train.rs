@@ -36,7 +36,9 @@ impl Default for TrainParams {
         Self {
             epochs: 60,
             batch_size: 4,
-            learning_rate: 1e-3,
+            // The authors use 1e-3 for 300 epochs; 1e-2 reaches the same AUC on the synthetic
+            // cohort in the 60 epochs a CPU run can afford.
+            learning_rate: 1e-2,
             weight_decay: 1e-5,
         }
     }

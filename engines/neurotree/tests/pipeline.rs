@@ -49,3 +49,87 @@ fn cohort_tree_and_trunks_fit_together() {
         );
     }
 }
+
+#[cfg(test)]
+mod run {
+    use benchtop_compute::{CancelToken, Progress};
+    use benchtop_neurotree::cohort::{CohortParams, Group, generate_cohort};
+    use benchtop_neurotree::dataset::Dataset;
+    use benchtop_neurotree::pipeline::{NeuroTreeParams, RunEvent, run};
+    use benchtop_neurotree::result::{METHOD_AGE_GCN, METHOD_GCN, METHOD_LOGISTIC};
+    use benchtop_neurotree::train::TrainParams;
+
+    fn planted(subjects: usize, dmn_group_effect: f64, seed: u64) -> Dataset {
+        Dataset::from_cohort(
+            &generate_cohort(&CohortParams {
+                subjects,
+                rois: 28,
+                time_points: 120,
+                dmn_group_effect,
+                seed,
+                ..CohortParams::default()
+            })
+            .unwrap(),
+        )
+    }
+
+    fn quick() -> NeuroTreeParams {
+        NeuroTreeParams {
+            folds: 5,
+            train: TrainParams {
+                epochs: 30,
+                ..TrainParams::default()
+            },
+            ..NeuroTreeParams::default()
+        }
+    }
+
+    fn auc_of(data: &Dataset, params: &NeuroTreeParams, method: &str) -> f64 {
+        let mut epochs = 0;
+        let result = run(
+            data,
+            params,
+            &Progress::new(),
+            &CancelToken::new(),
+            &mut |e| {
+                if matches!(e, RunEvent::Epoch { .. }) {
+                    epochs += 1;
+                }
+            },
+        )
+        .unwrap();
+        assert!(epochs > 0);
+        eprintln!(
+            "{:?}",
+            result
+                .evaluations
+                .iter()
+                .map(|e| (e.method.clone(), e.mean.auc))
+                .collect::<Vec<_>>()
+        );
+        result.evaluation(method).unwrap().mean.auc
+    }
+
+    #[test]
+    fn a_planted_default_mode_effect_is_found() {
+        let data = planted(40, 0.8, 11);
+        let auc = auc_of(&data, &quick(), METHOD_AGE_GCN);
+        assert!(auc > 0.8, "AGE-GCN AUC {auc}");
+    }
+
+    #[test]
+    fn shuffled_labels_give_chance_auc() {
+        let mut data = planted(40, 0.8, 11);
+        // Reassign groups by a fixed pattern unrelated to the planted ones.
+        let mut rng = benchtop_compute::rng::seeded(5);
+        let mut groups: Vec<Group> = data.subjects.iter().map(|s| s.group).collect();
+        rand::seq::SliceRandom::shuffle(groups.as_mut_slice(), &mut rng);
+        for (s, g) in data.subjects.iter_mut().zip(groups) {
+            s.group = g;
+        }
+        let params = quick();
+        let auc = auc_of(&data, &params, METHOD_LOGISTIC);
+        assert!((auc - 0.5).abs() < 0.25, "logistic AUC {auc}");
+        let _ = METHOD_GCN;
+    }
+}
