@@ -351,6 +351,7 @@ fn every_project_runs_headless() {
             "weather-spectra-learned" => spectra::check_learned(&summary),
             "findr-planted-line-attractor" => findr::check_findr(&summary),
             "neurotree-real-sample" => neurotree::check_neurotree_real(&summary),
+            "neurotree-planted-dmn" => neurotree::check_neurotree_planted(&summary),
             _ => {}
         }
     }

@@ -170,3 +170,116 @@ pub fn check_neurotree_real(summary: &serde_json::Value) {
     // Only one group: no per-group trees.
     assert!(s["trunks"].get("patient").is_none(), "{s}");
 }
+
+/// A session with a tiny model run: 16 subjects, 16 ROIs, 2 folds of 2 epochs.
+fn tiny_model_session() -> Session {
+    let text = r"(
+        format_version: 1,
+        panels: [(id: (1), state: NeuroTree((params: (
+            data: (cohort: (
+                subjects: 16, rois: 16, time_points: 60, burn_in_steps: 50,
+                patient_fraction: 0.5, age_min_years: 18.0, age_max_years: 65.0,
+                self_coupling: 0.3, within_coupling: 0.5, between_coupling: 0.1, jitter: 0.1,
+                dmn_group_effect: 0.5, age_effect_per_year: 0.005, noise_std: 1.0, shared_drive: 0.5,
+                seed: 1,
+            )),
+            run: (
+                model: (hidden: 8, head_hidden: 4),
+                train: (epochs: 2, batch_size: 4),
+                folds: 2,
+                khop: (lambdas: [0.2, 0.9], k_max: 5),
+                seed: 1,
+            ),
+        ))))],
+    )";
+    let doc = benchtop::project::ProjectDoc::parse(text, Path::new("tiny-neurotree.ron"))
+        .expect("test project parses");
+    Session::from_doc(doc, None).expect("test project opens")
+}
+
+#[test]
+fn neurotree_panel_runs_a_tiny_model_saves_and_reopens() {
+    let mut harness = common::harness(tiny_model_session());
+    harness.get_by_label("Generate cohort").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    harness.get_by_label("Model").click();
+    harness.step();
+    harness.get_by_label("Run").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    // The CV table's header (AGE-GCN also names a curve in the legend).
+    harness.get_by_label("Precision");
+    let s = summary(&harness.state().session);
+    let age_gcn = &s["methods"]["AGE-GCN"];
+    let auc = age_gcn["auc_mean"].as_f64().expect("AUC");
+    assert!((0.0..=1.0).contains(&auc), "{s}");
+    for key in ["auc_std", "accuracy", "precision", "recall"] {
+        assert!(
+            age_gcn[key].as_f64().is_some_and(f64::is_finite),
+            "{key}: {s}"
+        );
+    }
+    assert!(
+        s["brain_age_slope_control"]
+            .as_f64()
+            .is_some_and(f64::is_finite),
+        "{s}"
+    );
+    assert!(
+        s["brain_age_slope_patient"]
+            .as_f64()
+            .is_some_and(f64::is_finite),
+        "{s}"
+    );
+    // The tree tab now shows the trained group trees.
+    harness.get_by_label("Tree").click();
+    harness.step();
+    harness.get_by_label("Node scores: the trained AGE-GCN's, averaged over the group.");
+
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("neurotree.ron");
+    assert!(
+        harness.state_mut().save_to(&path),
+        "{:?}",
+        harness.state().notices
+    );
+    assert!(
+        dir.path()
+            .join("neurotree.data")
+            .join("neurotree-group-fc.npy")
+            .exists()
+    );
+    let original = harness.state().session.to_doc(None).expect("document");
+    let reopened = Session::open(&path).expect("the saved project reopens");
+    assert_eq!(reopened.to_doc(None).expect("document"), original);
+    assert_eq!(
+        summary(&harness.state().session),
+        summary(&reopened),
+        "results survive save and reopen"
+    );
+    let panel = reopened.panels.values().next().expect("panel");
+    assert!(panel.figures().iter().any(|f| f.name == "neurotree-model"));
+    let tables = panel.data_tables();
+    for name in ["neurotree-metrics", "neurotree-brain-age"] {
+        assert!(tables.iter().any(|t| t.name == name), "{name}");
+    }
+}
+
+/// The planted default-mode effect: AGE-GCN separates patients from controls (AUC > 0.8).
+pub fn check_neurotree_planted(summary: &serde_json::Value) {
+    let s = &summary["panels"][0]["summary"];
+    let auc = s["methods"]["AGE-GCN"]["auc_mean"]
+        .as_f64()
+        .expect("AGE-GCN AUC");
+    assert!(auc > 0.8, "AGE-GCN AUC {auc}: {s}");
+    assert_eq!(s["subjects"], 80, "{s}");
+    assert_eq!(s["rois"], 90, "{s}");
+    for group in ["control", "patient"] {
+        assert_eq!(
+            s["trunks"][group].as_object().map(serde_json::Map::len),
+            Some(3),
+            "{s}"
+        );
+    }
+}

@@ -244,7 +244,6 @@ pub fn membership_subplot(
 }
 
 /// A dashed diagonal from (0, 0) to (1, 1) (chance on a ROC plot).
-#[allow(dead_code)]
 pub fn chance_line() -> Line {
     Line::new("chance", vec![0.0, 1.0], vec![0.0, 1.0])
         .color(Rgba::GREY)

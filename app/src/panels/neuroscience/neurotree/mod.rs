@@ -12,6 +12,7 @@ mod data_tab;
 mod explore;
 mod figures;
 mod layout;
+mod model_tab;
 mod saved;
 mod sweeps;
 mod tree_tab;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_neurotree::cohort::CohortParams;
 use benchtop_neurotree::load::TimeAxis;
-use benchtop_neurotree::trunk::TrunkParams;
+use benchtop_neurotree::pipeline::NeuroTreeParams;
 use serde::{Deserialize, Serialize};
 
 use crate::panels::{
@@ -147,8 +148,8 @@ fn prefix(prefix: &str, error: ComputeError) -> ComputeError {
 pub struct NeuroTreePanelParams {
     /// The subjects.
     pub data: DataParams,
-    /// The trunk search of the tree explorer (levels, α, S).
-    pub trunk: TrunkParams,
+    /// Features, model, training, folds, trunks (levels, α, S), k-hop curves and seed.
+    pub run: NeuroTreeParams,
 }
 
 /// How the tree is laid out.
@@ -222,6 +223,10 @@ pub struct SavedResults {
     pub data: Option<serde_json::Value>,
     /// Sidecar file of the series (subjects × ROIs × time points).
     pub series_file: Option<String>,
+    /// The model result without its group-mean FC matrices.
+    pub result: Option<serde_json::Value>,
+    /// Sidecar file of the group-mean FC matrices (groups × ROIs × ROIs).
+    pub group_fc_file: Option<String>,
 }
 
 /// Everything the project file stores for this panel.
@@ -256,6 +261,7 @@ pub struct NeuroTreePanel {
     project_dir: Option<PathBuf>,
     data: data_tab::DataTab,
     tree: tree_tab::TreeTab,
+    model: model_tab::ModelTab,
     warning: Option<String>,
 }
 
@@ -270,6 +276,7 @@ impl NeuroTreePanel {
             project_dir: None,
             data: data_tab::DataTab::default(),
             tree: tree_tab::TreeTab::default(),
+            model: model_tab::ModelTab::default(),
             warning: None,
         }
     }
@@ -279,14 +286,29 @@ impl NeuroTreePanel {
     pub fn restore(state: NeuroTreeState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
         let results = state.results.clone();
         let mut panel = Self::new(state);
-        if let Err(error) = panel.data.restore(&results, sidecar) {
+        let restored = panel.data.restore(&results, sidecar).and_then(|()| {
+            panel
+                .model
+                .set_result(saved::restore_result(&results, sidecar)?);
+            Ok(())
+        });
+        if let Err(error) = restored {
             panel.data = data_tab::DataTab::default();
+            panel.model = model_tab::ModelTab::default();
             panel.warning = Some(format!(
                 "saved results were not restored ({error:#}); run again to recompute them"
             ));
         }
         panel.data.mark_current(&panel.params);
+        panel.model.mark_current(&panel.params);
+        panel.sync_trained_trees();
         Ok(panel)
+    }
+
+    /// Hands the trained group trees (if any) to the tree explorer.
+    fn sync_trained_trees(&mut self) {
+        let trees = self.model.result().map(model_tab::group_bases);
+        self.tree.set_trained(trees);
     }
 }
 
@@ -325,7 +347,8 @@ impl Panel for NeuroTreePanel {
                     .ui(ui, &mut self.params, &mut self.view, loaded.as_ref());
             }
             NeuroTreeTab::Model => {
-                ui.label("The model tab needs the NeuroTree pipeline.");
+                self.model
+                    .ui(ui, &mut self.params, loaded.as_ref(), context);
             }
         }
         let interacting = ui.input(|input| input.pointer.any_down());
@@ -334,15 +357,19 @@ impl Panel for NeuroTreePanel {
 
     fn poll(&mut self) {
         self.data.poll();
+        if self.model.poll() {
+            self.sync_trained_trees();
+        }
     }
 
     fn is_busy(&self) -> bool {
-        self.data.is_busy()
+        self.data.is_busy() || self.model.is_busy()
     }
 
     fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<PanelState> {
         let mut results = SavedResults::default();
         self.data.save(&mut results, sidecar)?;
+        saved::save_result(self.model.result(), &mut results, sidecar)?;
         Ok(PanelState::NeuroTree(NeuroTreeState {
             params: self.params.clone(),
             view: self.view.clone(),
@@ -356,10 +383,7 @@ impl Panel for NeuroTreePanel {
             ParamIssue::from_result("params.data", self.params.data.validate())
                 .into_iter()
                 .collect();
-        issues.extend(ParamIssue::from_result(
-            "params.trunk",
-            tree_tab::validate_trunk(&self.params.trunk),
-        ));
+        issues.extend(model_tab::run_issues(&self.params.run));
         issues
     }
 
@@ -369,6 +393,7 @@ impl Panel for NeuroTreePanel {
         if let Some(data) = loaded.as_deref() {
             figures.extend(self.tree.figures(&self.params, &self.view, data));
         }
+        figures.extend(self.model.figures(&self.params));
         figures
     }
 
@@ -378,6 +403,7 @@ impl Panel for NeuroTreePanel {
         if let Some(data) = loaded.as_deref() {
             tables.extend(self.tree.tables(&self.params, &self.view, data));
         }
+        tables.extend(self.model.tables());
         tables
     }
 
@@ -393,6 +419,11 @@ impl Panel for NeuroTreePanel {
         } else {
             notes.push("no data loaded".to_owned());
         }
+        let model = self.model.summary();
+        if let Some(model_notes) = self.model.result().map(|r| r.notes.clone()) {
+            notes.extend(model_notes);
+        }
+        summary.extend(model);
         summary.insert("notes".into(), notes.into());
         serde_json::Value::Object(summary)
     }
@@ -405,6 +436,15 @@ impl Panel for NeuroTreePanel {
         if self.headless.data || self.data.loaded().is_none() {
             self.data
                 .load_blocking(&self.params, self.project_dir.as_deref(), progress, cancel)?;
+        }
+        if self.headless.model {
+            let data = self
+                .data
+                .loaded()
+                .ok_or_else(|| anyhow::anyhow!("no subjects to train on"))?;
+            self.model
+                .run_blocking(&self.params, &data, &progress.slice(0.05, 1.0), cancel)?;
+            self.sync_trained_trees();
         }
         progress.set(1.0, "done");
         Ok(())

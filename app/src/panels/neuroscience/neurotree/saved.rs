@@ -5,6 +5,7 @@
 use benchtop_neurotree::Matrix;
 use benchtop_neurotree::cohort::Group;
 use benchtop_neurotree::dataset::{Dataset, SubjectRecord};
+use benchtop_neurotree::result::NeuroTreeResult;
 use serde::{Deserialize, Serialize};
 
 use super::{LoadedData, SavedResults};
@@ -103,4 +104,62 @@ pub(super) fn restore_data(
         dataset,
         source: meta.source,
     }))
+}
+
+/// Writes a result: the group-mean FC matrices to the sidecar (when there is one), the rest to
+/// `results`.
+pub(super) fn save_result(
+    result: Option<&NeuroTreeResult>,
+    results: &mut SavedResults,
+    sidecar: Option<&Sidecar>,
+) -> anyhow::Result<()> {
+    let Some(result) = result else {
+        return Ok(());
+    };
+    let mut stored = result.clone();
+    if let Some(sidecar) = sidecar
+        && let Some(first) = stored.group_trees.first()
+    {
+        let n = first.mean_fc.rows();
+        let flat: Vec<f64> = stored
+            .group_trees
+            .iter()
+            .flat_map(|g| g.mean_fc.as_slice().iter().copied())
+            .collect();
+        results.group_fc_file = Some(sidecar.write_f64(
+            "neurotree-group-fc",
+            &[stored.group_trees.len(), n, n],
+            &flat,
+        )?);
+        for group in &mut stored.group_trees {
+            group.mean_fc = Matrix::zeros(0, 0);
+        }
+    }
+    results.result = Some(to_json(&stored)?);
+    Ok(())
+}
+
+/// Reads a result saved by [`save_result`]; `None` when nothing was saved.
+pub(super) fn restore_result(
+    results: &SavedResults,
+    sidecar: Option<&Sidecar>,
+) -> anyhow::Result<Option<NeuroTreeResult>> {
+    let Some(value) = &results.result else {
+        return Ok(None);
+    };
+    let mut result: NeuroTreeResult = from_json(value)?;
+    if let (Some(sidecar), Some(file)) = (sidecar, &results.group_fc_file) {
+        let (shape, flat) = sidecar.read_f64(file)?;
+        anyhow::ensure!(
+            shape.len() == 3 && shape[0] == result.group_trees.len() && shape[1] == shape[2],
+            "{file}: expected {} square matrices, found shape {shape:?}",
+            result.group_trees.len()
+        );
+        let n = shape[1];
+        for (g, group) in result.group_trees.iter_mut().enumerate() {
+            group.mean_fc =
+                Matrix::from_row_major(n, n, flat[g * n * n..(g + 1) * n * n].to_vec())?;
+        }
+    }
+    Ok(Some(result))
 }

@@ -232,7 +232,7 @@ impl TreeTab {
             ui.separator();
             ui.vertical(|ui| {
                 self.error = self
-                    .update(data, params.trunk, view)
+                    .update(data, params.run.trunk, view)
                     .err()
                     .map(|e| e.to_string());
                 if let Some(error) = &self.error {
@@ -245,7 +245,7 @@ impl TreeTab {
                     "Brain tree: {} ({} trunks over {} levels)",
                     view.pick.label(&data.dataset),
                     shown.explored.trunks.trunks.len(),
-                    params.trunk.levels
+                    params.run.trunk.levels
                 ));
                 ui.label(if shown.explored.scores == shown.explored.strength {
                     "Node scores: FC strength (computed from the data)."
@@ -262,9 +262,9 @@ impl TreeTab {
                         &data.dataset,
                         &view.hidden_levels,
                     );
-                    ui.vertical(|ui| legend_ui(ui, &data.dataset, params.trunk.levels));
+                    ui.vertical(|ui| legend_ui(ui, &data.dataset, params.run.trunk.levels));
                 });
-                match self.membership_figure(&data.dataset, params.trunk) {
+                match self.membership_figure(&data.dataset, params.run.trunk) {
                     Ok(figure) => show_figure(ui, &figure, &mut self.bars),
                     Err(error) => {
                         ui.colored_label(ui.visuals().error_fg_color, error.to_string());
@@ -293,7 +293,7 @@ impl TreeTab {
             );
         });
         ui.strong("Trunks");
-        let t = &mut params.trunk;
+        let t = &mut params.run.trunk;
         labelled(
             ui,
             "Levels",
@@ -315,7 +315,7 @@ impl TreeTab {
             ui.colored_label(ui.visuals().error_fg_color, format!("trunk.{error}"));
         }
         ui.label("Show trunk levels:");
-        for level in 1..=params.trunk.levels {
+        for level in 1..=params.run.trunk.levels {
             let mut shown = !view.hidden_levels.contains(&level);
             if ui.checkbox(&mut shown, format!("Level {level}")).changed() {
                 view.hidden_levels.retain(|&l| l != level);
@@ -419,7 +419,7 @@ impl TreeTab {
         let figure_params = serde_json::to_value(params).unwrap_or_default();
         let seed =
             (params.data.source == super::DataSource::Synthetic).then_some(params.data.cohort.seed);
-        if let Ok((explored, positions)) = self.picked(data, params.trunk, view) {
+        if let Ok((explored, positions)) = self.picked(data, params.run.trunk, view) {
             let title = format!("Brain tree: {}", view.pick.label(&data.dataset));
             figures.push(PanelFigure {
                 name: "neurotree-tree".into(),
@@ -439,7 +439,7 @@ impl TreeTab {
             });
         }
         if let Ok(bases) = self.bases(data)
-            && let Ok(figure) = membership_figure(&data.dataset, &bases, params.trunk)
+            && let Ok(figure) = membership_figure(&data.dataset, &bases, params.run.trunk)
         {
             figures.push(PanelFigure {
                 name: "neurotree-trunk-membership".into(),
@@ -458,7 +458,7 @@ impl TreeTab {
         view: &NeuroTreeView,
         data: &LoadedData,
     ) -> Vec<DataTable> {
-        let Ok((explored, _)) = self.picked(data, params.trunk, view) else {
+        let Ok((explored, _)) = self.picked(data, params.run.trunk, view) else {
             return Vec::new();
         };
         #[allow(clippy::cast_precision_loss)]
@@ -519,7 +519,7 @@ impl TreeTab {
         let Ok(bases) = self.bases(data) else {
             return out;
         };
-        let Ok(groups) = group_trunks(&data.dataset, &bases, params.trunk) else {
+        let Ok(groups) = group_trunks(&data.dataset, &bases, params.run.trunk) else {
             return out;
         };
         let mut trunks = serde_json::Map::new();
@@ -527,7 +527,7 @@ impl TreeTab {
         for (pick, explored, counts) in &groups {
             let key = group_key(*pick);
             let mut levels = serde_json::Map::new();
-            for level in 1..=params.trunk.levels {
+            for level in 1..=params.run.trunk.levels {
                 let names: Vec<String> = explored
                     .trunks
                     .level_nodes(level)
