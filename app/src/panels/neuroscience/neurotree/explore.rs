@@ -5,7 +5,7 @@
 use benchtop_compute::ComputeError;
 use benchtop_neurotree::Matrix;
 use benchtop_neurotree::cohort::Group;
-use benchtop_neurotree::connectivity::{Windows, dynamic_fc, static_fc};
+use benchtop_neurotree::connectivity::{Windows, dynamic_fc, pearson, static_fc};
 use benchtop_neurotree::dataset::Dataset;
 use benchtop_neurotree::graph_tree::SpanningTree;
 #[cfg(test)]
@@ -67,6 +67,15 @@ pub fn mean_static_fc(dataset: &Dataset, members: &[usize]) -> Result<Matrix, Co
         static_fc(series).map(|m| vec![m])
     })
     .and_then(|mut v| {
+        v.pop()
+            .ok_or_else(|| ComputeError::invalid("subjects", "none"))
+    })
+}
+
+/// The mean signed Pearson r over `members` (series cut to the shortest member): what the engine
+/// builds group trees from (the MST on 1 − r̄), so that trees computed here match a run's.
+pub fn mean_pearson(dataset: &Dataset, members: &[usize]) -> Result<Matrix, ComputeError> {
+    mean_of(dataset, members, |series| pearson(series).map(|m| vec![m])).and_then(|mut v| {
         v.pop()
             .ok_or_else(|| ComputeError::invalid("subjects", "none"))
     })

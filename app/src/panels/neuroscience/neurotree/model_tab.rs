@@ -417,7 +417,6 @@ impl ModelTab {
             out.insert("brain_age_slope_control".into(), age.slope_control.into());
             out.insert("brain_age_slope_patient".into(), age.slope_patient.into());
         }
-        out.insert("model_notes".into(), result.notes.clone().into());
         out
     }
 }

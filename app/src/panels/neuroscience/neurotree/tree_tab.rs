@@ -13,7 +13,7 @@ use benchtop_neurotree::graph_tree::{SpanningTree, brain_tree};
 use benchtop_neurotree::trunk::TrunkParams;
 
 use super::data_tab::pick_ui;
-use super::explore::{ExploredTree, Pick, explore, mean_static_fc};
+use super::explore::{ExploredTree, Pick, explore, mean_pearson};
 use super::figures::{level_color, membership_subplot, network_color, tree_subplot};
 use super::layout::{Positions, fit_unit_disc, force_directed, radial};
 use super::views::tree_view;
@@ -42,7 +42,7 @@ pub(super) fn validate_trunk(trunk: &TrunkParams) -> Result<(), ComputeError> {
 /// A connectivity matrix and its brain tree (before trunks), with optional model node scores.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct TreeBase {
-    /// The mean |r| it was built from.
+    /// The mean correlation it was built from.
     pub fc: Matrix,
     /// The MST on 1 − |r|.
     pub tree: SpanningTree,
@@ -76,9 +76,10 @@ pub(super) fn group_picks(dataset: &Dataset) -> Vec<Pick> {
     picks
 }
 
-/// The tree of `pick` computed from the data.
+/// The tree of `pick` computed from the data: the MST on 1 − r̄ of the mean signed correlation,
+/// FC strength from |r̄| (as the engine's run builds its group trees).
 pub(super) fn tree_base(dataset: &Dataset, pick: Pick) -> Result<TreeBase, ComputeError> {
-    TreeBase::of_fc(mean_static_fc(dataset, &pick.members(dataset))?)
+    TreeBase::of_fc(mean_pearson(dataset, &pick.members(dataset))?)
 }
 
 /// Group trees with their pick.
@@ -602,4 +603,53 @@ fn legend_ui(ui: &mut egui::Ui, dataset: &Dataset, levels: usize) {
         );
     }
     ui.label("Hover a node for its ROI.");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use benchtop_compute::{CancelToken, Progress};
+    use benchtop_neurotree::cohort::{CohortParams, generate_cohort};
+    use benchtop_neurotree::pipeline::{NeuroTreeParams, run};
+
+    #[test]
+    fn trees_computed_here_match_the_engine_run() {
+        // One group only: the run trains nothing and scores nodes by FC strength.
+        let cohort = generate_cohort(&CohortParams {
+            subjects: 6,
+            rois: 14,
+            time_points: 60,
+            patient_fraction: 0.0,
+            ..CohortParams::default()
+        })
+        .unwrap();
+        let dataset = Dataset::from_cohort(&cohort);
+        let params = NeuroTreeParams::default();
+        let result = run(
+            &dataset,
+            &params,
+            &Progress::new(),
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(!result.scores_from_model);
+        let engine = &result.group_trees[0];
+        assert_eq!(engine.group, None);
+        let here = tree_base(&dataset, Pick::AllSubjects)
+            .unwrap()
+            .explore(params.trunk)
+            .unwrap();
+        // The same edges (the weights agree to rounding: the means are summed in another order).
+        let ends = |t: &SpanningTree| t.edges.iter().map(|e| (e.a, e.b)).collect::<Vec<_>>();
+        assert_eq!(ends(&here.tree), ends(&engine.tree));
+        let paths = |t: &benchtop_neurotree::trunk::Trunks| {
+            t.trunks
+                .iter()
+                .map(|t| (t.level, t.nodes.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(paths(&here.trunks), paths(&engine.trunks));
+        assert_eq!(group_picks(&dataset), vec![Pick::AllSubjects]);
+    }
 }
