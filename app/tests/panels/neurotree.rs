@@ -148,8 +148,11 @@ fn write_screenshot_project() {
     harness.get_by_label("Generate cohort").click();
     harness.step();
     common::run_until_idle(&mut harness, Duration::from_secs(120));
-    harness.get_by_label("Tree").click();
+    harness.get_by_label("Model").click();
     harness.step();
+    harness.get_by_label("Run").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(600));
     let path = Path::new("/tmp/nt-shot/neurotree.ron");
     std::fs::create_dir_all("/tmp/nt-shot").unwrap();
     assert!(harness.state_mut().save_to(path));
@@ -236,6 +239,12 @@ fn neurotree_panel_runs_a_tiny_model_saves_and_reopens() {
     harness.get_by_label("Tree").click();
     harness.step();
     harness.get_by_label("Node scores: the trained AGE-GCN's, averaged over the group.");
+    // The membership bars draw from the trained group trees too (no error line).
+    assert!(
+        harness
+            .query_by_label_contains("no group trees yet")
+            .is_none()
+    );
 
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = dir.path().join("neurotree.ron");

@@ -502,7 +502,6 @@ fn results_figure(result: &NeuroTreeResult) -> Figure {
         .y_label("True positive rate")
         .x_range(0.0, 1.0)
         .y_range(0.0, 1.0)
-        .equal_aspect(true)
         .legend(true)
         .with(chance_line());
     for (i, e) in result.evaluations.iter().enumerate() {

@@ -353,9 +353,10 @@ impl TreeTab {
         dataset: &Dataset,
         trunk: TrunkParams,
     ) -> Result<Figure, ComputeError> {
-        let groups = match &self.groups {
-            Some((_, g)) => Arc::clone(g),
-            None => return Err(ComputeError::invalid("groups", "no group trees yet")),
+        let groups = match (&self.trained, &self.groups) {
+            (Some(trained), _) => Arc::clone(trained),
+            (None, Some((_, g))) => Arc::clone(g),
+            (None, None) => return Err(ComputeError::invalid("groups", "no group trees yet")),
         };
         membership_figure(dataset, &groups, trunk)
     }
