@@ -141,6 +141,8 @@ fn neurotree_panel_generates_draws_changes_alpha_saves_and_reopens() {
     assert_eq!(edges.rows.len(), 15, "a tree on 16 ROIs has 15 edges");
 }
 
+/// Writes a trained 40-subject, 90-ROI project to `$NEUROTREE_SHOT_DIR` (default: the temporary
+/// folder) for `scripts/screenshot.sh`, which needs a project with results to show.
 #[test]
 #[ignore = "writes a project for a screenshot"]
 fn write_screenshot_project() {
@@ -153,9 +155,12 @@ fn write_screenshot_project() {
     harness.get_by_label("Run").click();
     harness.step();
     common::run_until_idle(&mut harness, Duration::from_secs(600));
-    let path = Path::new("/tmp/nt-shot/neurotree.ron");
-    std::fs::create_dir_all("/tmp/nt-shot").unwrap();
-    assert!(harness.state_mut().save_to(path));
+    let dir = std::env::var_os("NEUROTREE_SHOT_DIR").map_or_else(
+        || std::env::temp_dir().join("nt-shot"),
+        std::path::PathBuf::from,
+    );
+    std::fs::create_dir_all(&dir).expect("folder");
+    assert!(harness.state_mut().save_to(&dir.join("neurotree.ron")));
 }
 
 /// The real sample: 5 subjects on 94 AAL2 regions, three trunk levels of the group-mean tree,

@@ -268,7 +268,10 @@ impl DataTab {
             labelled(
                 ui,
                 "Window shown",
-                egui::DragValue::new(&mut view.window).range(0..=view.windows.saturating_sub(1)),
+                egui::DragValue::new(&mut view.window)
+                    .range(0..=view.windows.saturating_sub(1))
+                    .custom_formatter(|v, _| format!("{}", v + 1.0))
+                    .custom_parser(|s| s.trim().parse::<f64>().ok().map(|v| v - 1.0)),
             );
         });
         let Some(fc) = self.connectivity(view) else {
