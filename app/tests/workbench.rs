@@ -5,6 +5,8 @@
 mod common;
 #[path = "panels/findr.rs"]
 mod findr;
+#[path = "panels/neurotree.rs"]
+mod neurotree;
 #[path = "panels/spectra.rs"]
 mod spectra;
 
@@ -348,6 +350,8 @@ fn every_project_runs_headless() {
             "weather-spectra-analytic" => spectra::check_analytic_sweep(out.path()),
             "weather-spectra-learned" => spectra::check_learned(&summary),
             "findr-planted-line-attractor" => findr::check_findr(&summary),
+            "neurotree-real-sample" => neurotree::check_neurotree_real(&summary),
+            "neurotree-planted-dmn" => neurotree::check_neurotree_planted(&summary),
             _ => {}
         }
     }

@@ -96,6 +96,8 @@ pub enum PanelState {
     Spectra(climate::spectra::SpectraState),
     /// FINDR flow fields from spike trains.
     Findr(neuroscience::findr::FindrState),
+    /// NeuroTree brain trees and trunks from fMRI.
+    NeuroTree(neuroscience::neurotree::NeuroTreeState),
 }
 
 /// Every panel kind, in catalog order.
@@ -104,6 +106,7 @@ pub fn catalog() -> &'static [PanelKind] {
         statistical_physics::ising::KIND,
         climate::spectra::KIND,
         neuroscience::findr::KIND,
+        neuroscience::neurotree::KIND,
     ]
 }
 
@@ -124,6 +127,9 @@ pub fn restore(state: PanelState, sidecar: Option<&Sidecar>) -> anyhow::Result<B
         PanelState::Findr(state) => Ok(Box::new(neuroscience::findr::FindrPanel::restore(
             state, sidecar,
         )?)),
+        PanelState::NeuroTree(state) => Ok(Box::new(
+            neuroscience::neurotree::NeuroTreePanel::restore(state, sidecar)?,
+        )),
     }
 }
 

@@ -1,3 +1,4 @@
 //! Neuroscience panels.
 
 pub mod findr;
+pub mod neurotree;
