@@ -55,6 +55,7 @@ pub enum Group {
 
 /// Settings of the synthetic cohort.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CohortParams {
     /// Number of subjects (≥ 1).
     pub subjects: usize,

@@ -19,6 +19,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 /// Settings of the trunk search; the paper uses 3 levels, α = 0.1, S = 2.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TrunkParams {
     /// Number of levels to extract (≥ 1).
     pub levels: usize,
