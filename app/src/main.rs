@@ -7,6 +7,12 @@ use std::sync::Arc;
 use benchtop::cli::{Cli, CliCommand, bench, doctor, run, spectra};
 use clap::Parser as _;
 
+/// mimalloc keeps freed pages for reuse. With the system allocator, every training step's
+/// large tensors were mapped fresh from the kernel and zeroed page by page: half of a NeuroTree
+/// step (40 → 21 ms, docs/benchmarks.md) went to page faults.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     pin_thread_count();
     // resvg and usvg warn about degenerate shapes (e.g. zero-height bars) they skip harmlessly.

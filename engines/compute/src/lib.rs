@@ -14,6 +14,7 @@ pub mod error;
 pub mod gpu;
 pub mod progress;
 pub mod rng;
+pub mod threads;
 
 pub use cancel::CancelToken;
 pub use error::{ComputeError, ComputeResult};

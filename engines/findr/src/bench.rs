@@ -17,10 +17,11 @@ use serde_json::json;
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::{derive_seed, seeded};
 
-use crate::model::{Batch, FindrModel, ModelConfig, single_threaded};
+use crate::model::{Batch, FindrModel, ModelConfig};
 use crate::softplus::softplus_inverse;
 use crate::train::SgdMomentum;
 use crate::trials::TrialSet;
+use benchtop_compute::threads::single_threaded;
 
 /// What to time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -93,9 +94,9 @@ fn bench_trials(params: &BenchParams) -> Result<TrialSet, ComputeError> {
 }
 
 /// Runs the benchmark; returns one JSON object with `ms_per_step`, `final_loss` and the sizes.
-/// The step runs on one thread, as training does (see [`crate::model::single_threaded`]).
+/// The step runs on one thread, as training does (see [`benchtop_compute::threads::single_threaded`]).
 pub fn bench_training(params: &BenchParams) -> Result<serde_json::Value, ComputeError> {
-    single_threaded(|| bench_here(params))
+    single_threaded("findr-model", || bench_here(params))
 }
 
 fn bench_here(params: &BenchParams) -> Result<serde_json::Value, ComputeError> {

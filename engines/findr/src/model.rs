@@ -86,24 +86,6 @@ impl ModelConfig {
     }
 }
 
-/// Runs `work` on a one-thread rayon pool. The model's matrices are small (tens of units), so
-/// splitting each product across threads gains nothing (a step takes 57 ms on one thread and
-/// 59 ms on two in `benchtop bench findr`), and one thread leaves the other cores to whatever
-/// else runs (another panel, a sweep).
-pub fn single_threaded<T>(
-    work: impl FnOnce() -> Result<T, ComputeError> + Send,
-) -> Result<T, ComputeError>
-where
-    T: Send,
-{
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .thread_name(|_| "findr-model".to_owned())
-        .build()
-        .map_err(|e| ComputeError::Numerical(format!("cannot start the model thread: {e}")))?
-        .install(work)
-}
-
 /// A batch of trials as tensors, trimmed to its longest trial.
 #[derive(Clone, Debug)]
 pub struct Batch {

@@ -12,7 +12,7 @@ use crate::baseline::{self, BaselineParams};
 use crate::field::{FlowGrid, flow_grid};
 use crate::flow_weights::FlowWeights;
 use crate::frame::{align, orthogonalised_readout, transformed_flow};
-use crate::model::{Batch, FindrModel, ModelConfig, single_threaded};
+use crate::model::{Batch, FindrModel, ModelConfig};
 use crate::result::{EpochRecord, FindrResult, Frame, PlantedComparison};
 use crate::softplus::softplus;
 use crate::synthetic::{PlantedTruth, RATE_FLOOR_HZ};
@@ -21,6 +21,7 @@ use crate::trajectories::{
     click_probability, group_means, nearest_node, noiseless_paths, psths, trial_groups, visits,
 };
 use crate::trials::TrialSet;
+use benchtop_compute::threads::single_threaded;
 
 /// Trial groups used for user data without γ (quantiles of the net click rate).
 const FALLBACK_GROUPS: usize = 6;
@@ -224,7 +225,9 @@ pub fn fit(
     cancel: &CancelToken,
     on_epoch: &mut (dyn FnMut(&EpochRecord) + Send),
 ) -> Result<FindrResult, ComputeError> {
-    single_threaded(|| fit_here(data, truth, params, seed, progress, cancel, on_epoch))
+    single_threaded("findr-model", || {
+        fit_here(data, truth, params, seed, progress, cancel, on_epoch)
+    })
 }
 
 /// [`fit`] on the calling thread's rayon pool.

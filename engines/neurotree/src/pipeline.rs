@@ -19,6 +19,7 @@ use crate::result::{
 use crate::train::{EpochStats, TrainParams, TrainedModel, train};
 use crate::trunk::{TrunkParams, extract_trunks};
 use benchtop_compute::rng::derive_seed;
+use benchtop_compute::threads::single_threaded;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use serde::{Deserialize, Serialize};
 
@@ -407,9 +408,23 @@ fn group_tree(
     })
 }
 
-/// Runs everything (see the module docs). Classification and brain age are skipped, with a
-/// note, when a group has fewer than `folds` subjects; brain age also needs distinct ages.
+/// Runs everything (see the module docs) on one thread
+/// ([`benchtop_compute::threads::single_threaded`]). Classification and brain age are skipped,
+/// with a note, when a group has fewer than `folds` subjects; brain age also needs distinct
+/// ages.
 pub fn run(
+    dataset: &Dataset,
+    params: &NeuroTreeParams,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_event: &mut (dyn FnMut(&RunEvent) + Send),
+) -> Result<NeuroTreeResult, ComputeError> {
+    single_threaded("neurotree-model", || {
+        run_here(dataset, params, progress, cancel, on_event)
+    })
+}
+
+fn run_here(
     dataset: &Dataset,
     params: &NeuroTreeParams,
     progress: &Progress,
