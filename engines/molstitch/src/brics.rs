@@ -1,0 +1,1 @@
+//! brics (in progress).

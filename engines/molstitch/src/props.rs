@@ -1,0 +1,1 @@
+//! props (in progress).

@@ -1,0 +1,1 @@
+//! qed (in progress).

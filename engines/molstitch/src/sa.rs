@@ -1,0 +1,1 @@
+//! sa (in progress).
