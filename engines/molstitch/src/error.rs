@@ -47,6 +47,9 @@ pub enum ChemError {
 impl ChemError {
     /// Wraps a C++ exception from the bridge as an [`ChemError::Rdkit`] error.
     pub(crate) fn rdkit(operation: &'static str, e: &cxx::Exception) -> Self {
-        Self::Rdkit { operation, reason: e.what().to_owned() }
+        Self::Rdkit {
+            operation,
+            reason: e.what().to_owned(),
+        }
     }
 }

@@ -44,7 +44,10 @@ impl Properties {
 
 /// Properties of each SMILES in order; invalid entries are errors in place.
 pub fn score_all<S: AsRef<str>>(smiles: &[S]) -> Vec<Result<Properties, ChemError>> {
-    smiles.iter().map(|s| Properties::from_smiles(s.as_ref())).collect()
+    smiles
+        .iter()
+        .map(|s| Properties::from_smiles(s.as_ref()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -62,7 +65,19 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference.csv");
         let mut reader = csv::Reader::from_path(path).unwrap();
         let headers = reader.headers().unwrap().clone();
-        assert_eq!(&headers, vec!["smiles", "canonical", "mw", "logp", "tpsa", "qed", "sa", "error"]);
+        assert_eq!(
+            &headers,
+            vec![
+                "smiles",
+                "canonical",
+                "mw",
+                "logp",
+                "tpsa",
+                "qed",
+                "sa",
+                "error"
+            ]
+        );
         reader
             .records()
             .map(|r| {
@@ -73,7 +88,11 @@ mod tests {
                 } else {
                     None
                 };
-                Row { smiles: r[0].to_owned(), canonical: r[1].to_owned(), values }
+                Row {
+                    smiles: r[0].to_owned(),
+                    canonical: r[1].to_owned(),
+                    values,
+                }
             })
             .collect()
     }
@@ -88,7 +107,9 @@ mod tests {
         for row in &rows {
             let got = Properties::from_smiles(&row.smiles);
             match (&row.values, got) {
-                (None, Err(ChemError::InvalidSmiles { smiles, .. })) => assert_eq!(smiles, row.smiles),
+                (None, Err(ChemError::InvalidSmiles { smiles, .. })) => {
+                    assert_eq!(smiles, row.smiles);
+                }
                 (None, other) => panic!("{:?} should be invalid, got {other:?}", row.smiles),
                 (Some(want), Ok(p)) => {
                     let got = [p.mw, p.logp, p.tpsa, p.qed, p.sa];
@@ -103,9 +124,16 @@ mod tests {
                         );
                     }
                     // Python's canonical SMILES parses to the same molecule.
-                    let back = Molecule::from_smiles(&row.canonical).unwrap().canonical_smiles().unwrap();
+                    let back = Molecule::from_smiles(&row.canonical)
+                        .unwrap()
+                        .canonical_smiles()
+                        .unwrap();
                     assert_eq!(back, p.smiles, "{}", row.smiles);
-                    assert_eq!(p.smiles, row.canonical, "canonical SMILES of {}", row.smiles);
+                    assert_eq!(
+                        p.smiles, row.canonical,
+                        "canonical SMILES of {}",
+                        row.smiles
+                    );
                 }
                 (Some(_), Err(e)) => panic!("{:?} failed: {e}", row.smiles),
             }
@@ -117,7 +145,9 @@ mod tests {
         let out = score_all(&["CCO", "C1CC(", "c1ccccc1"]);
         assert_eq!(out.len(), 3);
         assert_eq!(out[0].as_ref().unwrap().smiles, "CCO");
-        assert!(matches!(&out[1], Err(ChemError::InvalidSmiles { smiles, .. }) if smiles == "C1CC("));
+        assert!(
+            matches!(&out[1], Err(ChemError::InvalidSmiles { smiles, .. }) if smiles == "C1CC(")
+        );
         assert_eq!(out[2].as_ref().unwrap().smiles, "c1ccccc1");
     }
 }

@@ -32,7 +32,16 @@ pub struct QedProperties {
 
 impl QedProperties {
     fn as_array(&self) -> [f64; 8] {
-        [self.mw, self.alogp, self.hba, self.hbd, self.psa, self.rotb, self.arom, self.alerts]
+        [
+            self.mw,
+            self.alogp,
+            self.hba,
+            self.hbd,
+            self.psa,
+            self.rotb,
+            self.arom,
+            self.alerts,
+        ]
     }
 }
 
@@ -59,14 +68,78 @@ impl Ads {
 
 /// ADS parameters in property order MW, ALOGP, HBA, HBD, PSA, ROTB, AROM, ALERTS.
 const ADS: [Ads; 8] = [
-    Ads { a: 2.817065973, b: 392.5754953, c: 290.7489764, d: 2.419764353, e: 49.22325677, f: 65.37051707, dmax: 104.9805561 },
-    Ads { a: 3.172690585, b: 137.8624751, c: 2.534937431, d: 4.581497897, e: 0.822739154, f: 0.576295591, dmax: 131.3186604 },
-    Ads { a: 2.948620388, b: 160.4605972, c: 3.615294657, d: 4.435986202, e: 0.290141953, f: 1.300669958, dmax: 148.7763046 },
-    Ads { a: 1.618662227, b: 1010.051101, c: 0.985094388, d: 0.000000001, e: 0.713820843, f: 0.920922555, dmax: 258.1632616 },
-    Ads { a: 1.876861559, b: 125.2232657, c: 62.90773554, d: 87.83366614, e: 12.01999824, f: 28.51324732, dmax: 104.5686167 },
-    Ads { a: 0.010000000, b: 272.4121427, c: 2.558379970, d: 1.565547684, e: 1.271567166, f: 2.758063707, dmax: 105.4420403 },
-    Ads { a: 3.217788970, b: 957.7374108, c: 2.274627939, d: 0.000000001, e: 1.317690384, f: 0.375760881, dmax: 312.3372610 },
-    Ads { a: 0.010000000, b: 1199.094025, c: -0.09002883, d: 0.000000001, e: 0.185904477, f: 0.875193782, dmax: 417.7253140 },
+    Ads {
+        a: 2.817065973,
+        b: 392.5754953,
+        c: 290.7489764,
+        d: 2.419764353,
+        e: 49.22325677,
+        f: 65.37051707,
+        dmax: 104.9805561,
+    },
+    Ads {
+        a: 3.172690585,
+        b: 137.8624751,
+        c: 2.534937431,
+        d: 4.581497897,
+        e: 0.822739154,
+        f: 0.576295591,
+        dmax: 131.3186604,
+    },
+    Ads {
+        a: 2.948620388,
+        b: 160.4605972,
+        c: 3.615294657,
+        d: 4.435986202,
+        e: 0.290141953,
+        f: 1.300669958,
+        dmax: 148.7763046,
+    },
+    Ads {
+        a: 1.618662227,
+        b: 1010.051101,
+        c: 0.985094388,
+        d: 0.000000001,
+        e: 0.713820843,
+        f: 0.920922555,
+        dmax: 258.1632616,
+    },
+    Ads {
+        a: 1.876861559,
+        b: 125.2232657,
+        c: 62.90773554,
+        d: 87.83366614,
+        e: 12.01999824,
+        f: 28.51324732,
+        dmax: 104.5686167,
+    },
+    Ads {
+        a: 0.010000000,
+        b: 272.4121427,
+        c: 2.558379970,
+        d: 1.565547684,
+        e: 1.271567166,
+        f: 2.758063707,
+        dmax: 105.4420403,
+    },
+    Ads {
+        a: 3.217788970,
+        b: 957.7374108,
+        c: 2.274627939,
+        d: 0.000000001,
+        e: 1.317690384,
+        f: 0.375760881,
+        dmax: 312.3372610,
+    },
+    Ads {
+        a: 0.010000000,
+        b: 1199.094025,
+        c: -0.09002883,
+        d: 0.000000001,
+        e: 0.185904477,
+        f: 0.875193782,
+        dmax: 417.7253140,
+    },
 ];
 
 /// RDKit's default ("mean") weights, same order as [`ADS`].
@@ -219,7 +292,11 @@ struct QedPatterns {
 
 impl QedPatterns {
     fn compile() -> Result<Self, ChemError> {
-        let compile_all = |list: &[&str]| list.iter().map(|s| Pattern::from_smarts(s)).collect::<Result<Vec<_>, _>>();
+        let compile_all = |list: &[&str]| {
+            list.iter()
+                .map(|s| Pattern::from_smarts(s))
+                .collect::<Result<Vec<_>, _>>()
+        };
         Ok(Self {
             aliphatic_rings: Pattern::from_smarts(ALIPHATIC_RINGS_SMARTS)?,
             acceptors: compile_all(&ACCEPTOR_SMARTS)?,
@@ -286,9 +363,15 @@ mod tests {
         // The doctest molecules of RDKit's QED.py (0.253..., 0.234..., 0.234... there); the
         // full values are Python RDKit 2026.09.1's `QED.qed`.
         for (smiles, want) in [
-            ("N=C(CCSCc1csc(N=C(N)N)n1)NS(N)(=O)=O", 0.253_142_577_330_055_7),
+            (
+                "N=C(CCSCc1csc(N=C(N)N)n1)NS(N)(=O)=O",
+                0.253_142_577_330_055_7,
+            ),
             ("CNC(=NCCSCc1nc[nH]c1C)NC#N", 0.234_658_809_754_529_7),
-            ("CCCCCNC(=N)NN=Cc1c[nH]c2ccc(CO)cc12", 0.234_871_537_967_085_6),
+            (
+                "CCCCCNC(=N)NN=Cc1c[nH]c2ccc(CO)cc12",
+                0.234_871_537_967_085_6,
+            ),
         ] {
             let got = qed(&Molecule::from_smiles(smiles).unwrap()).unwrap();
             assert!((got - want).abs() < 1e-12, "{smiles}: {got}");

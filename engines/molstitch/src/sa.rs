@@ -25,7 +25,10 @@ const UNKNOWN_FRAGMENT_SCORE: f64 = -4.0;
 /// The fragment-score table: Morgan (radius 2) environment id → score.
 pub fn fragment_scores() -> Result<&'static HashMap<u32, f64>, ChemError> {
     static TABLE: OnceLock<Result<HashMap<u32, f64>, ChemError>> = OnceLock::new();
-    TABLE.get_or_init(|| parse_table(FPSCORES_TSV_GZ)).as_ref().map_err(Clone::clone)
+    TABLE
+        .get_or_init(|| parse_table(FPSCORES_TSV_GZ))
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 fn parse_table(gz: &[u8]) -> Result<HashMap<u32, f64>, ChemError> {
@@ -52,7 +55,10 @@ fn parse_table(gz: &[u8]) -> Result<HashMap<u32, f64>, ChemError> {
 pub fn sa_score(mol: &Molecule) -> Result<f64, ChemError> {
     let n_atoms = mol.num_atoms();
     if n_atoms == 0 {
-        return Err(ChemError::Rdkit { operation: "SA score", reason: "molecule has no atoms".to_owned() });
+        return Err(ChemError::Rdkit {
+            operation: "SA score",
+            reason: "molecule has no atoms".to_owned(),
+        });
     }
     let table = fragment_scores()?;
     let counts = mol.morgan_counts(2)?;
@@ -60,7 +66,8 @@ pub fn sa_score(mol: &Molecule) -> Result<f64, ChemError> {
     let mut n_fragments = 0_u32;
     for &(id, count) in &counts {
         n_fragments += count;
-        fragment_sum += table.get(&id).copied().unwrap_or(UNKNOWN_FRAGMENT_SCORE) * f64::from(count);
+        fragment_sum +=
+            table.get(&id).copied().unwrap_or(UNKNOWN_FRAGMENT_SCORE) * f64::from(count);
     }
     let score1 = fragment_sum / f64::from(n_fragments.max(1));
 
@@ -69,12 +76,21 @@ pub fn sa_score(mol: &Molecule) -> Result<f64, ChemError> {
     let stereo_penalty = f64::from(mol.num_chiral_centres()? + 1).log10();
     let spiro_penalty = f64::from(mol.num_spiro_atoms()? + 1).log10();
     let bridge_penalty = f64::from(mol.num_bridgehead_atoms()? + 1).log10();
-    let macrocycle_penalty = if mol.num_macrocycles()? > 0 { 2_f64.log10() } else { 0.0 };
-    let score2 = 0.0 - size_penalty - stereo_penalty - spiro_penalty - bridge_penalty - macrocycle_penalty;
+    let macrocycle_penalty = if mol.num_macrocycles()? > 0 {
+        2_f64.log10()
+    } else {
+        0.0
+    };
+    let score2 =
+        0.0 - size_penalty - stereo_penalty - spiro_penalty - bridge_penalty - macrocycle_penalty;
 
     // Symmetry correction: fewer distinct environments than atoms makes a molecule easier.
     let n_bits = counts.len() as f64;
-    let score3 = if n_atoms_f > n_bits { (n_atoms_f / n_bits).ln() * 0.5 } else { 0.0 };
+    let score3 = if n_atoms_f > n_bits {
+        (n_atoms_f / n_bits).ln() * 0.5
+    } else {
+        0.0
+    };
 
     let raw = score1 + score2 + score3;
     let (lo, hi) = (-4.0, 2.5);
@@ -105,7 +121,10 @@ mod tests {
     #[test]
     fn known_sa_scores() {
         // Python RDKit 2026.09.1 sascorer values.
-        for (smiles, want) in [("CC(=O)Oc1ccccc1C(=O)O", 1.580_039_750_008_826), ("c1ccccc1", 1.0)] {
+        for (smiles, want) in [
+            ("CC(=O)Oc1ccccc1C(=O)O", 1.580_039_750_008_826),
+            ("c1ccccc1", 1.0),
+        ] {
             let m = Molecule::from_smiles(smiles).unwrap();
             let got = sa_score(&m).unwrap();
             assert!((got - want).abs() < 1e-9, "{smiles}: {got} vs {want}");
