@@ -20,3 +20,4 @@ pub mod sa;
 
 pub use error::ChemError;
 pub use mol::{BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, Molecule, Pattern};
+pub use props::Properties;
