@@ -10,6 +10,7 @@ fn main() {
         .compile("benchtop_rdshim");
     for lib in [
         "SmilesParse",
+        "FileParsers",
         "GraphMol",
         "RDGeneral",
         "Descriptors",

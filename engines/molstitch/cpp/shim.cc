@@ -14,6 +14,7 @@
 #include <GraphMol/Descriptors/Lipinski.h>
 #include <GraphMol/Descriptors/MolDescriptors.h>
 #include <GraphMol/Descriptors/MolSurf.h>
+#include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/Fingerprints/MorganFingerprints.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
@@ -49,6 +50,18 @@ std::unique_ptr<Mol> parse_smarts(rust::Str smarts) {
     throw std::runtime_error(e.what());
   }
   if (!m) throw std::runtime_error("RDKit could not parse the SMARTS");
+  return std::unique_ptr<Mol>(m.release());
+}
+
+std::unique_ptr<Mol> parse_molblock(rust::Str block) {
+  std::string s(block);
+  std::unique_ptr<RDKit::RWMol> m;
+  try {
+    m.reset(RDKit::MolBlockToMol(s));
+  } catch (const std::exception &e) {
+    throw std::runtime_error(e.what());
+  }
+  if (!m) throw std::runtime_error("RDKit could not parse or sanitise the mol block");
   return std::unique_ptr<Mol>(m.release());
 }
 

@@ -18,6 +18,7 @@ struct BondInfo;
 void silence_logs();
 std::unique_ptr<Mol> parse_smiles(rust::Str smiles);
 std::unique_ptr<Mol> parse_smarts(rust::Str smarts);
+std::unique_ptr<Mol> parse_molblock(rust::Str block);
 rust::String to_smiles(const Mol &mol);
 std::uint32_t num_atoms(const Mol &mol);
 double amw(const Mol &mol);

@@ -48,6 +48,15 @@ impl Molecule {
         Ok(Self { inner })
     }
 
+    /// Parses and sanitises one MDL mol block (V2000 or V3000, the part of an SDF record before
+    /// its `M  END`), with RDKit's `MolBlockToMol`. A block RDKit rejects is
+    /// [`ChemError::Rdkit`] with operation `"mol block"`.
+    pub fn from_molblock(block: &str) -> Result<Self, ChemError> {
+        quiet();
+        let inner = ffi::parse_molblock(block).map_err(|e| ChemError::rdkit("mol block", &e))?;
+        Self::from_raw(inner, "mol block")
+    }
+
     /// Wraps a pointer returned by the bridge.
     pub(crate) fn from_raw(
         inner: UniquePtr<ffi::ROMol>,

@@ -48,6 +48,7 @@ pub(crate) mod ffi {
         fn silence_logs();
         fn parse_smiles(smiles: &str) -> Result<UniquePtr<ROMol>>;
         fn parse_smarts(smarts: &str) -> Result<UniquePtr<ROMol>>;
+        fn parse_molblock(block: &str) -> Result<UniquePtr<ROMol>>;
         fn to_smiles(mol: &ROMol) -> Result<String>;
         fn num_atoms(mol: &ROMol) -> u32;
         fn amw(mol: &ROMol) -> Result<f64>;
