@@ -32,7 +32,7 @@ mod rdkit_ffi;
 pub mod sa;
 
 pub use error::ChemError;
+pub use mol::{BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, Molecule, Pattern};
 pub use objectives::{ObjectiveSpec, Objectives};
 pub use offline::{Dataset, LoadError, Record, RowError};
-pub use mol::{BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, Molecule, Pattern};
 pub use props::Properties;

@@ -53,7 +53,12 @@ pub fn ipo_margins(
 ) -> Result<Vec<f64>, ComputeError> {
     check_lengths(
         "ipo",
-        &[policy_win.len(), policy_lose.len(), ref_win.len(), ref_lose.len()],
+        &[
+            policy_win.len(),
+            policy_lose.len(),
+            ref_win.len(),
+            ref_lose.len(),
+        ],
     )?;
     Ok((0..policy_win.len())
         .map(|i| (policy_win[i] - policy_lose[i]) - (ref_win[i] - ref_lose[i]))
@@ -214,7 +219,11 @@ mod tests {
         assert!((g.loss - 2.0).abs() < 1e-12);
         // Agent below its target: the gradient raises it (negative ∂L/∂log π_θ).
         assert!(g.grad_logp.iter().all(|x| *x < 0.0));
-        let f = |x: f64| reinvent_loss(&[x, low[1]], &prior, &reward, 2.0).unwrap().loss;
+        let f = |x: f64| {
+            reinvent_loss(&[x, low[1]], &prior, &reward, 2.0)
+                .unwrap()
+                .loss
+        };
         assert!((numeric_grad(f, low[0]) - g.grad_logp[0]).abs() < 1e-6);
     }
 }

@@ -167,12 +167,7 @@ pub fn r2_indicator(points: &[Vec<f64>]) -> Result<f64, ComputeError> {
         ));
     }
     let weights = simplex_lattice(d, R2_VALUES_PER_DIM);
-    let norm = weights
-        .iter()
-        .flatten()
-        .map(|w| w * w)
-        .sum::<f64>()
-        .sqrt();
+    let norm = weights.iter().flatten().map(|w| w * w).sum::<f64>().sqrt();
     let sum: f64 = weights
         .iter()
         .map(|w| {
@@ -282,8 +277,14 @@ mod tests {
     use benchtop_compute::rng::seeded;
     use rand::Rng as _;
 
-    fn hv(points: &[&[f64]]) -> f64 {
-        hypervolume(&points.iter().map(|p| p.to_vec()).collect::<Vec<_>>()).unwrap()
+    fn hv<P: AsRef<[f64]>>(points: &[P]) -> f64 {
+        hypervolume(
+            &points
+                .iter()
+                .map(|p| p.as_ref().to_vec())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
     }
 
     /// Inclusion–exclusion: Σ over non-empty subsets S of (−1)^{|S|+1} Π_i min_{p∈S} p_i.
@@ -301,7 +302,11 @@ mod tests {
                 }
             }
             let vol: f64 = corner.iter().product();
-            total += if mask.count_ones() % 2 == 1 { vol } else { -vol };
+            total += if mask.count_ones() % 2 == 1 {
+                vol
+            } else {
+                -vol
+            };
         }
         total
     }
@@ -312,13 +317,19 @@ mod tests {
         assert_eq!(hv(&[&[1.0, 0.5], &[0.5, 1.0]]), 0.75);
         assert_eq!(hv(&[&[0.5, 0.5, 0.5]]), 0.125);
         assert_eq!(hv(&[&[0.9]]), 0.9);
-        assert_eq!(hv(&[]), 0.0);
+        assert_eq!(hypervolume(&[]).unwrap(), 0.0);
         // Negative coordinates are clipped to the reference point.
         assert_eq!(hv(&[&[-1.0, 0.5]]), 0.0);
         // Dominated and duplicate points change nothing.
         let base = hv(&[&[1.0, 0.5], &[0.5, 1.0]]);
         assert_eq!(
-            hv(&[&[1.0, 0.5], &[0.4, 0.4], &[0.5, 1.0], &[0.5, 0.5], &[1.0, 0.5]]),
+            hv(&[
+                &[1.0, 0.5],
+                &[0.4, 0.4],
+                &[0.5, 1.0],
+                &[0.5, 0.5],
+                &[1.0, 0.5]
+            ]),
             base
         );
         let three = hv(&[&[1.0, 0.5, 0.2], &[0.5, 1.0, 0.6]]);
@@ -354,21 +365,31 @@ mod tests {
         let mut rng = seeded(5);
         for _ in 0..10 {
             let points: Vec<Vec<f64>> = (0..25)
-                .map(|_| (0..3).map(|_| f64::from(rng.random_range(0..=10_u8)) / 10.0).collect())
+                .map(|_| {
+                    (0..3)
+                        .map(|_| f64::from(rng.random_range(0..=10_u8)) / 10.0)
+                        .collect()
+                })
                 .collect();
             let mut cells = 0;
             for a in 0..10 {
                 for b in 0..10 {
                     for c in 0..10 {
                         let centre = [a, b, c].map(|k| (f64::from(k) + 0.5) / 10.0);
-                        if points.iter().any(|p| p.iter().zip(&centre).all(|(x, y)| x >= y)) {
+                        if points
+                            .iter()
+                            .any(|p| p.iter().zip(&centre).all(|(x, y)| x >= y))
+                        {
                             cells += 1;
                         }
                     }
                 }
             }
             let got = hypervolume(&points).unwrap();
-            assert!((got - f64::from(cells) / 1000.0).abs() < 1e-12, "{got} vs {cells}");
+            assert!(
+                (got - f64::from(cells) / 1000.0).abs() < 1e-12,
+                "{got} vs {cells}"
+            );
         }
     }
 

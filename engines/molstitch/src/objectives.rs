@@ -151,7 +151,7 @@ impl Objectives {
         self.specs
             .iter()
             .zip(&self.references)
-            .map(|(spec, reference)| {
+            .map(|(spec, reference)| -> Result<f64, ChemError> {
                 Ok(match spec {
                     ObjectiveSpec::Qed => qed::qed(mol)?,
                     ObjectiveSpec::Sa => sa::normalized_sa(sa::sa_score(mol)?),

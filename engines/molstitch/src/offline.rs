@@ -149,10 +149,7 @@ impl Dataset {
             self.errors.len()
         );
         if !self.property_names.is_empty() {
-            out.push_str(&format!(
-                "; properties: {}",
-                self.property_names.join(", ")
-            ));
+            out.push_str(&format!("; properties: {}", self.property_names.join(", ")));
         }
         for e in &self.errors {
             out.push('\n');
@@ -176,10 +173,7 @@ pub fn offline_smiles() -> Result<Vec<String>, LoadError> {
             });
         }
     }
-    Ok(lines
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect())
+    Ok(lines.filter(|l| !l.is_empty()).map(str::to_owned).collect())
 }
 
 /// The shipped offline dataset parsed by RDKit (canonical SMILES, no properties: score them
@@ -322,8 +316,14 @@ pub fn read_csv(text: &str, path: &str) -> Result<Dataset, LoadError> {
         .partition(|&i| rows.iter().all(|(_, r)| parse_value(&r[i]).is_ok()));
     let mut data = Dataset {
         source: path.to_owned(),
-        property_names: numeric.iter().map(|&i| headers[i].trim().to_owned()).collect(),
-        ignored_columns: ignored.iter().map(|&i| headers[i].trim().to_owned()).collect(),
+        property_names: numeric
+            .iter()
+            .map(|&i| headers[i].trim().to_owned())
+            .collect(),
+        ignored_columns: ignored
+            .iter()
+            .map(|&i| headers[i].trim().to_owned())
+            .collect(),
         ..Dataset::default()
     };
     for (line, r) in &rows {
@@ -534,7 +534,11 @@ mod tests {
         assert_eq!(data.errors.len(), 2);
         assert_eq!(data.errors[0].line, 3);
         assert_eq!(data.errors[0].input, "C1CC(");
-        assert!(data.errors[0].to_string().starts_with("user.csv:3: \"C1CC(\""));
+        assert!(
+            data.errors[0]
+                .to_string()
+                .starts_with("user.csv:3: \"C1CC(\"")
+        );
         assert_eq!(data.errors[1].line, 5);
         assert_eq!(data.errors[1].reason, "empty SMILES");
         assert_eq!(data.property("pIC50").unwrap(), [Some(5.5), None]);
@@ -558,7 +562,8 @@ mod tests {
 
     #[test]
     fn smi_reads_names_skips_header_comments_and_keeps_errors() {
-        let text = "SMILES Name\nCCO ethanol\n\n# comment\nnot_a_smiles junk\nc1ccccc1\tbenzene ring\n";
+        let text =
+            "SMILES Name\nCCO ethanol\n\n# comment\nnot_a_smiles junk\nc1ccccc1\tbenzene ring\n";
         let data = read_smi(text, "u.smi");
         assert_eq!(data.records.len(), 2);
         assert_eq!(data.records[0].name.as_deref(), Some("ethanol"));

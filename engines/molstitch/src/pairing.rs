@@ -66,7 +66,9 @@ pub fn dirichlet(alpha: &[f64], rng: &mut EngineRng) -> Result<Vec<f64>, Compute
     } else {
         // All draws underflowed (tiny α): the limit is a vertex of the simplex.
         let k = rng.random_range(0..x.len());
-        x.iter_mut().enumerate().for_each(|(i, v)| *v = f64::from(u8::from(i == k)));
+        x.iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v = f64::from(u8::from(i == k)));
     }
     Ok(x)
 }
@@ -253,7 +255,10 @@ mod tests {
         for (i, &c) in first.iter().enumerate() {
             let p = w[i] / 10.0;
             let sd = (f64::from(n) * p * (1.0 - p)).sqrt();
-            assert!((f64::from(c) - f64::from(n) * p).abs() < 5.0 * sd + 1.0, "{i}: {c}");
+            assert!(
+                (f64::from(c) - f64::from(n) * p).abs() < 5.0 * sd + 1.0,
+                "{i}: {c}"
+            );
         }
         // Second draw given first = 4 (weight 4): P(second = 2) = 3/6.
         let mut rng = seeded(9);
