@@ -181,6 +181,48 @@ impl Objectives {
     pub fn score_smiles(&self, smiles: &str) -> Result<Vec<f64>, ChemError> {
         self.score(&Molecule::from_smiles(smiles)?)
     }
+
+    /// [`Self::score_smiles`] of every entry on up to `threads` OS threads (each parses its own
+    /// molecules), in input order; invalid entries are errors in place. Identical to scoring
+    /// serially.
+    pub fn score_all_parallel<S: AsRef<str> + Sync>(
+        &self,
+        smiles: &[S],
+        threads: usize,
+    ) -> Vec<Result<Vec<f64>, ChemError>> {
+        let serial =
+            |part: &[S]| -> Vec<_> { part.iter().map(|s| self.score_smiles(s.as_ref())).collect() };
+        let threads = threads.clamp(1, smiles.len().max(1));
+        if threads == 1 {
+            return serial(smiles);
+        }
+        let chunk = smiles.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = smiles
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || serial(part)))
+                .collect();
+            handles
+                .into_iter()
+                .zip(smiles.chunks(chunk))
+                .flat_map(|(h, part)| {
+                    h.join().unwrap_or_else(|_| {
+                        part.iter()
+                            .map(|s| {
+                                Err(ChemError::Rdkit {
+                                    operation: "objective scoring",
+                                    reason: format!(
+                                        "worker thread panicked on a chunk containing {:?}",
+                                        s.as_ref()
+                                    ),
+                                })
+                            })
+                            .collect()
+                    })
+                })
+                .collect()
+        })
+    }
 }
 
 /// The objective values of `mol` under `specs` (validates them and computes reference
@@ -270,6 +312,33 @@ mod tests {
             },
         ] {
             assert!(bad.validate().is_err());
+        }
+    }
+
+    #[test]
+    fn parallel_scoring_equals_serial_on_offline_molecules() {
+        let mut smiles: Vec<String> = crate::offline::offline_smiles()
+            .unwrap()
+            .into_iter()
+            .take(30)
+            .collect();
+        smiles.insert(3, "C1CC(".to_owned());
+        let obj = Objectives::new(&[
+            ObjectiveSpec::Qed,
+            ObjectiveSpec::Sa,
+            ObjectiveSpec::Similarity {
+                reference: ASPIRIN.to_owned(),
+            },
+        ])
+        .unwrap();
+        let serial: Vec<_> = smiles.iter().map(|s| obj.score_smiles(s)).collect();
+        assert!(serial[3].is_err());
+        assert_eq!(serial.iter().filter(|r| r.is_ok()).count(), 30);
+        for threads in [1, 2, 5] {
+            assert_eq!(obj.score_all_parallel(&smiles, threads), serial);
+        }
+        for v in serial.iter().flatten() {
+            assert!(v.iter().all(|x| (0.0..=1.0).contains(x)), "{v:?}");
         }
     }
 
