@@ -89,6 +89,7 @@ def main():
         best = max(results, key=lambda r: r["threads"])
         print(f"ratio rust ({best['threads']} threads)/python (1 process): "
               f"{best['molecules_per_s'] / py_rate:.2f}")
+    print(f"checksum difference rust - python: {one['checksum_qed_plus_sa'] - checksum:.3e}")
     if abs(one["checksum_qed_plus_sa"] - checksum) > 1e-6 * max(1.0, abs(checksum)):
         print(f"WARNING: checksums differ: rust {one['checksum_qed_plus_sa']} python {checksum}")
 
