@@ -14,6 +14,11 @@ engine scores the molecules itself with its own RDKit path.
 
     python3 -m pip download molsets==0.3.1 --no-deps -d /tmp/molsets
     python3 scripts/make_molstitch_offline.py --molsets-wheel /tmp/molsets/molsets-0.3.1-py3-none-any.whl
+
+    python3 scripts/make_molstitch_offline.py --sums 300
+prints, for the first 300 molecules of the written file, the sums of MolWt, MolLogP, TPSA, QED
+and SA computed with Python RDKit (with repr precision); `offline::tests` asserts the engine's
+sums equal them.
 """
 
 import argparse
@@ -32,13 +37,40 @@ SEED = 20250713
 N = 5000
 
 
+def sums(n):
+    import sys
+
+    from rdkit import Chem, RDConfig
+    from rdkit.Chem import QED, Crippen, Descriptors, rdMolDescriptors
+
+    sys.path.append(os.path.join(RDConfig.RDContribDir, "SA_Score"))
+    import sascorer
+
+    with gzip.open(OUT, "rt") as f:
+        rows = list(csv.reader(f))[1 : n + 1]
+    totals = [0.0] * 5
+    for (s,) in rows:
+        m = Chem.MolFromSmiles(s)
+        vals = [Descriptors.MolWt(m), Crippen.MolLogP(m), rdMolDescriptors.CalcTPSA(m),
+                QED.qed(m), sascorer.calculateScore(m)]
+        totals = [t + v for t, v in zip(totals, vals)]
+    for name, t in zip(["mw", "logp", "tpsa", "qed", "sa"], totals):
+        print(f"{name} {t!r}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--molsets-wheel", required=True, help="path to molsets-0.3.1-py3-none-any.whl")
+    ap.add_argument("--sums", type=int, help="print Python RDKit property sums of the first N rows")
+    ap.add_argument("--molsets-wheel", help="path to molsets-0.3.1-py3-none-any.whl")
     ap.add_argument("--n", type=int, default=N, help=f"number of molecules (default {N})")
     ap.add_argument("--seed", type=int, default=SEED, help=f"random.Random seed (default {SEED})")
     ap.add_argument("--out", default=OUT)
     args = ap.parse_args()
+    if args.sums:
+        sums(args.sums)
+        return
+    if not args.molsets_wheel:
+        ap.error("--molsets-wheel is required")
 
     with open(args.molsets_wheel, "rb") as f:
         wheel = f.read()

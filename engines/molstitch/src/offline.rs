@@ -516,6 +516,29 @@ mod tests {
     }
 
     #[test]
+    fn offline_property_sums_equal_python_rdkit() {
+        // `python3 scripts/make_molstitch_offline.py --sums 300` (RDKit 2026.09.1 in Python).
+        let want = [
+            91_217.816_999_999_98,
+            776.365_600_000_000_4,
+            19_814.32,
+            237.178_340_605_146_56,
+            664.786_603_142_295_7,
+        ];
+        let smiles = offline_smiles().unwrap();
+        let mut got = [0.0; 5];
+        for s in &smiles[..300] {
+            let p = crate::props::Properties::from_smiles(s).unwrap();
+            for (g, v) in got.iter_mut().zip([p.mw, p.logp, p.tpsa, p.qed, p.sa]) {
+                *g += v;
+            }
+        }
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-8 * w.abs(), "{got:?} vs {want:?}");
+        }
+    }
+
+    #[test]
     fn csv_reads_properties_names_and_reports_bad_rows_by_line() {
         let text = "id,SMILES,pIC50,note\n\
                     a,CCO,5.5,x\n\
