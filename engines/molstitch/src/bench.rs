@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::offline::{LoadError, offline_smiles};
 use crate::props::{Properties, score_all_parallel};
 
 /// What [`bench_scoring`] measured.
@@ -51,10 +52,15 @@ pub fn bench_scoring(smiles: &[String], threads: usize) -> ScoringBench {
     }
 }
 
+/// [`bench_scoring`] on the shipped offline set (5,000 MOSES SMILES, all valid): what
+/// `benchtop bench molstitch` reports for property scoring.
+pub fn bench_offline_scoring(threads: usize) -> Result<ScoringBench, LoadError> {
+    Ok(bench_scoring(&offline_smiles()?, threads))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offline::offline_smiles;
 
     #[test]
     fn bench_counts_and_checksum_match_serial_scoring() {
