@@ -13,7 +13,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri libxkbcommon-x11-0
           libx11-6 libxcursor1 libxrandr2 libxi6 libwayland-client0 libfontconfig1 pkg-config
-          libnetcdf-dev)
+          libnetcdf-dev librdkit-dev libboost-dev libboost-serialization-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,0 +1,494 @@
+//! Safe Rust wrapper over the RDKit bridge: [`Molecule`], [`Pattern`], [`Fingerprint`] and
+//! [`Drawing`].
+
+use std::fmt;
+use std::sync::Once;
+
+use cxx::UniquePtr;
+
+use crate::error::ChemError;
+use crate::rdkit_ffi::ffi;
+
+/// Silences RDKit's own stderr logging once per process (errors come back as values).
+fn quiet() {
+    static QUIET: Once = Once::new();
+    QUIET.call_once(ffi::silence_logs);
+}
+
+/// A sanitised RDKit molecule.
+pub struct Molecule {
+    inner: UniquePtr<ffi::ROMol>,
+}
+
+impl fmt::Debug for Molecule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.canonical_smiles() {
+            Ok(s) => write!(f, "Molecule({s})"),
+            Err(_) => write!(f, "Molecule(?)"),
+        }
+    }
+}
+
+impl Molecule {
+    /// Parses and sanitises a SMILES string. An invalid SMILES (for example `C1CC(`) is a
+    /// [`ChemError::InvalidSmiles`] naming the input.
+    pub fn from_smiles(smiles: &str) -> Result<Self, ChemError> {
+        quiet();
+        let invalid = |reason: String| ChemError::InvalidSmiles {
+            smiles: smiles.to_owned(),
+            reason,
+        };
+        if smiles.trim().is_empty() {
+            return Err(invalid("empty input".to_owned()));
+        }
+        let inner = ffi::parse_smiles(smiles).map_err(|e| invalid(e.what().to_owned()))?;
+        if inner.is_null() {
+            return Err(invalid("RDKit returned no molecule".to_owned()));
+        }
+        Ok(Self { inner })
+    }
+
+    /// Parses and sanitises one MDL mol block (V2000 or V3000, the part of an SDF record before
+    /// its `M  END`), with RDKit's `MolBlockToMol`. A block RDKit rejects is
+    /// [`ChemError::Rdkit`] with operation `"mol block"`.
+    pub fn from_molblock(block: &str) -> Result<Self, ChemError> {
+        quiet();
+        let inner = ffi::parse_molblock(block).map_err(|e| ChemError::rdkit("mol block", &e))?;
+        Self::from_raw(inner, "mol block")
+    }
+
+    /// Wraps a pointer returned by the bridge.
+    pub(crate) fn from_raw(
+        inner: UniquePtr<ffi::ROMol>,
+        operation: &'static str,
+    ) -> Result<Self, ChemError> {
+        if inner.is_null() {
+            return Err(ChemError::Rdkit {
+                operation,
+                reason: "null molecule".to_owned(),
+            });
+        }
+        Ok(Self { inner })
+    }
+
+    /// The underlying RDKit molecule.
+    pub(crate) fn raw(&self) -> &ffi::ROMol {
+        // `inner` is never null: every constructor checks.
+        &self.inner
+    }
+
+    /// RDKit's canonical SMILES (isomeric).
+    pub fn canonical_smiles(&self) -> Result<String, ChemError> {
+        ffi::to_smiles(self.raw()).map_err(|e| ChemError::rdkit("canonical SMILES", &e))
+    }
+
+    /// Number of atoms in the graph (heavy atoms and dummies; implicit hydrogens excluded).
+    pub fn num_atoms(&self) -> usize {
+        ffi::num_atoms(self.raw()) as usize
+    }
+
+    /// Average molecular weight in g/mol (RDKit `calcAMW`, Python `Descriptors.MolWt`).
+    pub fn mol_weight_g_per_mol(&self) -> Result<f64, ChemError> {
+        ffi::amw(self.raw()).map_err(|e| ChemError::rdkit("MW", &e))
+    }
+
+    /// Wildman–Crippen logP (RDKit `calcClogP`, Python `Crippen.MolLogP`).
+    pub fn crippen_logp(&self) -> Result<f64, ChemError> {
+        ffi::clogp(self.raw()).map_err(|e| ChemError::rdkit("Crippen logP", &e))
+    }
+
+    /// Topological polar surface area in Å² (N and O only, as RDKit's default `calcTPSA`).
+    pub fn tpsa_a2(&self) -> Result<f64, ChemError> {
+        ffi::tpsa(self.raw()).map_err(|e| ChemError::rdkit("TPSA", &e))
+    }
+
+    /// Number of hydrogen-bond donors (RDKit `calcNumHBD`).
+    pub fn num_hbd(&self) -> Result<u32, ChemError> {
+        ffi::num_hbd(self.raw()).map_err(|e| ChemError::rdkit("HBD", &e))
+    }
+
+    /// Number of rotatable bonds, RDKit's strict definition.
+    pub fn num_rotatable_bonds(&self) -> Result<u32, ChemError> {
+        ffi::num_rotatable_strict(self.raw()).map_err(|e| ChemError::rdkit("rotatable bonds", &e))
+    }
+
+    /// Number of spiro atoms.
+    pub fn num_spiro_atoms(&self) -> Result<u32, ChemError> {
+        ffi::num_spiro(self.raw()).map_err(|e| ChemError::rdkit("spiro atoms", &e))
+    }
+
+    /// Number of bridgehead atoms.
+    pub fn num_bridgehead_atoms(&self) -> Result<u32, ChemError> {
+        ffi::num_bridgehead(self.raw()).map_err(|e| ChemError::rdkit("bridgehead atoms", &e))
+    }
+
+    /// Number of rings (RDKit's ring perception) with more than 8 atoms.
+    pub fn num_macrocycles(&self) -> Result<u32, ChemError> {
+        ffi::num_macrocycles(self.raw()).map_err(|e| ChemError::rdkit("macrocycles", &e))
+    }
+
+    /// Number of stereocentres, assigned or possible (as `FindMolChiralCenters(m,
+    /// includeUnassigned=True)` with the legacy perception).
+    pub fn num_chiral_centres(&self) -> Result<u32, ChemError> {
+        ffi::num_chiral_centres(self.raw()).map_err(|e| ChemError::rdkit("chiral centres", &e))
+    }
+
+    /// A copy without explicit hydrogens (`MolOps::removeHs`).
+    pub fn without_hs(&self) -> Result<Self, ChemError> {
+        let m = ffi::remove_hs(self.raw()).map_err(|e| ChemError::rdkit("removeHs", &e))?;
+        Self::from_raw(m, "removeHs")
+    }
+
+    /// Number of unique substructure matches of `pattern`, at most `max_matches`.
+    pub fn count_matches(&self, pattern: &Pattern, max_matches: u32) -> Result<u32, ChemError> {
+        ffi::match_count(self.raw(), pattern.raw(), max_matches)
+            .map_err(|e| ChemError::rdkit("substructure match", &e))
+    }
+
+    /// Whether `pattern` matches at least once.
+    pub fn has_match(&self, pattern: &Pattern) -> Result<bool, ChemError> {
+        Ok(self.count_matches(pattern, 1)? > 0)
+    }
+
+    /// Size of the SSSR after deleting every match of `pattern` (QED's aromatic-ring count).
+    pub fn sssr_after_deleting(&self, pattern: &Pattern) -> Result<u32, ChemError> {
+        ffi::sssr_after_delete(self.raw(), pattern.raw())
+            .map_err(|e| ChemError::rdkit("deleteSubstructs + SSSR", &e))
+    }
+
+    /// Morgan (ECFP-like) count fingerprint of the given radius: `(id, count)` pairs sorted by
+    /// id. The ids are RDKit's unfolded 32-bit invariants.
+    pub fn morgan_counts(&self, radius: u32) -> Result<Vec<(u32, u32)>, ChemError> {
+        let mut ids = Vec::new();
+        let mut counts = Vec::new();
+        ffi::morgan_counts(self.raw(), radius, &mut ids, &mut counts)
+            .map_err(|e| ChemError::rdkit("Morgan counts", &e))?;
+        let mut pairs: Vec<(u32, u32)> = ids.into_iter().zip(counts).collect();
+        pairs.sort_unstable();
+        Ok(pairs)
+    }
+
+    /// Morgan bit fingerprint of the given radius folded to `n_bits` bits.
+    pub fn morgan_fingerprint(&self, radius: u32, n_bits: u32) -> Result<Fingerprint, ChemError> {
+        if n_bits == 0 {
+            return Err(ChemError::Rdkit {
+                operation: "Morgan bits",
+                reason: "n_bits must be > 0".to_owned(),
+            });
+        }
+        let mut on = Vec::new();
+        ffi::morgan_bits(self.raw(), radius, n_bits, &mut on)
+            .map_err(|e| ChemError::rdkit("Morgan bits", &e))?;
+        let mut words = vec![0_u64; (n_bits as usize).div_ceil(64)];
+        for bit in on {
+            let bit = bit as usize;
+            if let Some(w) = words.get_mut(bit / 64) {
+                *w |= 1 << (bit % 64);
+            }
+        }
+        Ok(Fingerprint { n_bits, words })
+    }
+
+    /// Atoms and bonds with freshly computed 2D coordinates (RDKit's depictor), for drawing.
+    pub fn drawing(&self) -> Result<Drawing, ChemError> {
+        self.atoms_and_bonds(true)
+    }
+
+    /// Atoms and bonds without coordinates (all x and y are zero).
+    pub fn graph(&self) -> Result<Drawing, ChemError> {
+        self.atoms_and_bonds(false)
+    }
+
+    fn atoms_and_bonds(&self, compute_2d: bool) -> Result<Drawing, ChemError> {
+        let mut atoms = Vec::new();
+        let mut bonds = Vec::new();
+        ffi::atoms_and_bonds(self.raw(), compute_2d, &mut atoms, &mut bonds)
+            .map_err(|e| ChemError::rdkit("2D coordinates", &e))?;
+        Ok(Drawing {
+            atoms: atoms
+                .into_iter()
+                .map(|a| DrawAtom {
+                    x: a.x,
+                    y: a.y,
+                    atomic_num: a.atomic_num,
+                    isotope: a.isotope,
+                    formal_charge: a.formal_charge,
+                    map_num: a.map_num,
+                    aromatic: a.aromatic,
+                    total_hs: a.total_hs,
+                })
+                .collect(),
+            bonds: bonds
+                .into_iter()
+                .map(|b| DrawBond {
+                    begin: b.begin as usize,
+                    end: b.end as usize,
+                    kind: match b.kind {
+                        1 => BondKind::Single,
+                        2 => BondKind::Double,
+                        3 => BondKind::Triple,
+                        4 => BondKind::Aromatic,
+                        _ => BondKind::Other,
+                    },
+                })
+                .collect(),
+        })
+    }
+
+    /// A copy with the atom-map numbers of the given atoms set (`indices[i]` gets `maps[i]`).
+    pub(crate) fn with_atom_maps(&self, indices: &[u32], maps: &[u32]) -> Result<Self, ChemError> {
+        let m = ffi::with_atom_maps(self.raw(), indices, maps)
+            .map_err(|e| ChemError::rdkit("set atom maps", &e))?;
+        Self::from_raw(m, "set atom maps")
+    }
+}
+
+/// A compiled SMARTS query.
+pub struct Pattern {
+    inner: UniquePtr<ffi::ROMol>,
+    smarts: String,
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pattern({})", self.smarts)
+    }
+}
+
+impl Pattern {
+    /// Compiles a SMARTS pattern; an invalid one is [`ChemError::InvalidSmarts`].
+    pub fn from_smarts(smarts: &str) -> Result<Self, ChemError> {
+        quiet();
+        let invalid = |reason: String| ChemError::InvalidSmarts {
+            smarts: smarts.to_owned(),
+            reason,
+        };
+        let inner = ffi::parse_smarts(smarts).map_err(|e| invalid(e.what().to_owned()))?;
+        if inner.is_null() {
+            return Err(invalid("RDKit returned no query".to_owned()));
+        }
+        Ok(Self {
+            inner,
+            smarts: smarts.to_owned(),
+        })
+    }
+
+    /// The SMARTS text.
+    pub fn smarts(&self) -> &str {
+        &self.smarts
+    }
+
+    fn raw(&self) -> &ffi::ROMol {
+        &self.inner
+    }
+}
+
+/// A folded bit fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    n_bits: u32,
+    words: Vec<u64>,
+}
+
+impl Fingerprint {
+    /// Length in bits.
+    pub fn n_bits(&self) -> u32 {
+        self.n_bits
+    }
+
+    /// Number of set bits.
+    pub fn count_ones(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Whether bit `i` is set.
+    pub fn get(&self, i: u32) -> bool {
+        self.words
+            .get(i as usize / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    /// Tanimoto similarity |A∩B| / |A∪B| (1 for two empty fingerprints, as RDKit). Fingerprints
+    /// of different lengths are compared over the common words.
+    pub fn tanimoto(&self, other: &Self) -> f64 {
+        let (mut both, mut either) = (0_u32, 0_u32);
+        for (a, b) in self.words.iter().zip(&other.words) {
+            both += (a & b).count_ones();
+            either += (a | b).count_ones();
+        }
+        if either == 0 {
+            1.0
+        } else {
+            f64::from(both) / f64::from(either)
+        }
+    }
+}
+
+/// Bond order as drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BondKind {
+    /// Single bond.
+    Single,
+    /// Double bond.
+    Double,
+    /// Triple bond.
+    Triple,
+    /// Aromatic bond.
+    Aromatic,
+    /// Anything else (dative, zero-order, ...).
+    Other,
+}
+
+/// One atom for drawing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DrawAtom {
+    /// x in RDKit depiction units (a bond is about 1.5 long).
+    pub x: f64,
+    /// y in RDKit depiction units (y up).
+    pub y: f64,
+    /// Atomic number; 0 for a dummy (attachment point).
+    pub atomic_num: u32,
+    /// Isotope; on BRICS dummies it is the environment label.
+    pub isotope: u32,
+    /// Formal charge.
+    pub formal_charge: i32,
+    /// Atom-map number (0 when unset).
+    pub map_num: u32,
+    /// Aromatic flag.
+    pub aromatic: bool,
+    /// Total hydrogens (implicit and explicit).
+    pub total_hs: u32,
+}
+
+/// One bond for drawing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrawBond {
+    /// Index of the first atom in [`Drawing::atoms`].
+    pub begin: usize,
+    /// Index of the second atom.
+    pub end: usize,
+    /// Bond order.
+    pub kind: BondKind,
+}
+
+/// A molecule's atoms and bonds with 2D coordinates, for drawing natively.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Drawing {
+    /// Atoms in RDKit's atom order.
+    pub atoms: Vec<DrawAtom>,
+    /// Bonds.
+    pub bonds: Vec<DrawBond>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_smiles_is_an_error_naming_the_input() {
+        for bad in ["C1CC(", "", "c1cccc1", "C(C)(C)(C)(C)C", "not a smiles"] {
+            match Molecule::from_smiles(bad) {
+                Err(ChemError::InvalidSmiles { smiles, .. }) => assert_eq!(smiles, bad),
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+        let err = Molecule::from_smiles("C1CC(").unwrap_err();
+        assert!(err.to_string().contains("C1CC("));
+    }
+
+    #[test]
+    fn aspirin_descriptors_match_rdkit() {
+        let m = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O").unwrap();
+        assert_eq!(m.canonical_smiles().unwrap(), "CC(=O)Oc1ccccc1C(=O)O");
+        assert_eq!(m.num_atoms(), 13);
+        assert!((m.mol_weight_g_per_mol().unwrap() - 180.159).abs() < 1e-3);
+        assert!((m.crippen_logp().unwrap() - 1.3101).abs() < 1e-4);
+        assert!((m.tpsa_a2().unwrap() - 63.6).abs() < 1e-9);
+        assert_eq!(m.num_hbd().unwrap(), 1);
+        assert_eq!(m.num_rotatable_bonds().unwrap(), 2);
+    }
+
+    #[test]
+    fn canonical_smiles_is_independent_of_input_order() {
+        let a = Molecule::from_smiles("OC(=O)c1ccccc1OC(C)=O").unwrap();
+        let b = Molecule::from_smiles("CC(=O)Oc1ccccc1C(O)=O").unwrap();
+        assert_eq!(a.canonical_smiles().unwrap(), b.canonical_smiles().unwrap());
+    }
+
+    #[test]
+    fn smarts_counts_unique_matches() {
+        let m = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O").unwrap();
+        let carbonyl = Pattern::from_smarts("C=O").unwrap();
+        assert_eq!(m.count_matches(&carbonyl, 1000).unwrap(), 2);
+        let arom_c = Pattern::from_smarts("c").unwrap();
+        assert_eq!(m.count_matches(&arom_c, 1000).unwrap(), 6);
+        assert_eq!(m.count_matches(&arom_c, 3).unwrap(), 3);
+        assert!(!m.has_match(&Pattern::from_smarts("[#7]").unwrap()).unwrap());
+        assert!(matches!(
+            Pattern::from_smarts("[C"),
+            Err(ChemError::InvalidSmarts { .. })
+        ));
+    }
+
+    #[test]
+    fn tanimoto_identities() {
+        let a = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O").unwrap();
+        let b = Molecule::from_smiles("OC(=O)c1ccccc1O").unwrap();
+        let fa = a.morgan_fingerprint(2, 2048).unwrap();
+        let fb = b.morgan_fingerprint(2, 2048).unwrap();
+        assert_eq!(fa.n_bits(), 2048);
+        assert!(fa.count_ones() > 10);
+        assert_eq!(fa.tanimoto(&fa), 1.0);
+        let s = fa.tanimoto(&fb);
+        assert_eq!(s, fb.tanimoto(&fa));
+        // Python: DataStructs.TanimotoSimilarity of GetMorganFingerprintAsBitVect(m, 2, 2048).
+        assert_eq!(fa.count_ones(), 24);
+        assert!((s - 0.448_275_862_068_965_5).abs() < 1e-15, "{s}");
+        // Same molecule written differently gives the same fingerprint.
+        let a2 = Molecule::from_smiles("OC(=O)c1ccccc1OC(C)=O").unwrap();
+        assert_eq!(a2.morgan_fingerprint(2, 2048).unwrap(), fa);
+    }
+
+    #[test]
+    fn morgan_counts_equal_rdkit_python() {
+        // Python: rdFingerprintGenerator.GetMorganGenerator(radius=2)
+        //     .GetSparseCountFingerprint(MolFromSmiles("CCO")).GetNonzeroElements()
+        let counts = Molecule::from_smiles("CCO")
+            .unwrap()
+            .morgan_counts(2)
+            .unwrap();
+        assert_eq!(
+            counts,
+            [
+                (864_662_311, 1),
+                (1_535_166_686, 1),
+                (2_245_384_272, 1),
+                (2_246_728_737, 1),
+                (3_542_456_614, 1),
+                (4_018_048_386, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn drawing_has_bond_lengths_near_1_5() {
+        let m = Molecule::from_smiles("c1ccccc1O").unwrap();
+        let d = m.drawing().unwrap();
+        assert_eq!(d.atoms.len(), 7);
+        assert_eq!(d.bonds.len(), 7);
+        assert_eq!(
+            d.bonds
+                .iter()
+                .filter(|b| b.kind == BondKind::Aromatic)
+                .count(),
+            6
+        );
+        for b in &d.bonds {
+            let (p, q) = (d.atoms[b.begin], d.atoms[b.end]);
+            let len = ((p.x - q.x).powi(2) + (p.y - q.y).powi(2)).sqrt();
+            assert!((len - 1.5).abs() < 0.05, "bond length {len}");
+        }
+        assert_eq!(d.atoms[6].atomic_num, 8);
+        assert_eq!(d.atoms[6].total_hs, 1);
+    }
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Property-scoring throughput: Benchtop's MolStitch engine against Python RDKit, same molecules.
+
+Scores the shipped offline set (assets/molstitch/moses_offline.csv.gz, 5,000 MOSES SMILES) with
+Python RDKit exactly as the engine does per molecule: parse, canonical SMILES, MolWt, Crippen
+MolLogP, TPSA, QED.qed and the Contrib sascorer. Then runs the Rust example
+(`cargo run --release -p benchtop-molstitch --example bench_scoring`), which prints one JSON
+object per thread count, and prints both rates and the ratio Rust / Python (1 thread each).
+
+    python3 scripts/bench_molstitch_peer.py [--repeats 1] [--rust-json FILE]
+
+--rust-json reads the example's output from a file instead of running cargo.
+"""
+
+import argparse
+import csv
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+from rdkit import Chem, RDConfig, RDLogger, rdBase
+from rdkit.Chem import QED, Crippen, Descriptors, rdMolDescriptors
+
+sys.path.append(os.path.join(RDConfig.RDContribDir, "SA_Score"))
+import sascorer  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(REPO, "assets", "molstitch", "moses_offline.csv.gz")
+
+
+def load():
+    with gzip.open(DATA, "rt") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["smiles"]
+    return [r[0] for r in rows[1:]]
+
+
+def score(smiles):
+    total = 0.0
+    valid = 0
+    for s in smiles:
+        m = Chem.MolFromSmiles(s)
+        if m is None:
+            continue
+        Chem.MolToSmiles(m)
+        Descriptors.MolWt(m)
+        Crippen.MolLogP(m)
+        rdMolDescriptors.CalcTPSA(m)
+        total += QED.qed(m) + sascorer.calculateScore(m)
+        valid += 1
+    return valid, total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--rust-json", help="file with the example's JSON lines (skip cargo)")
+    args = ap.parse_args()
+    RDLogger.DisableLog("rdApp.*")
+    smiles = load() * args.repeats
+    sascorer.readFragmentScores()  # warm-up, as the Rust side loads its table before timing
+    score(["CCO"])
+    t0 = time.perf_counter()
+    valid, checksum = score(smiles)
+    py_s = time.perf_counter() - t0
+    py_rate = len(smiles) / py_s
+    print(f"python rdkit {rdBase.rdkitVersion}, 1 process: {len(smiles)} molecules ({valid} valid) "
+          f"in {py_s:.3f} s = {py_rate:.0f} molecules/s (checksum QED+SA {checksum:.4f})")
+
+    if args.rust_json:
+        with open(args.rust_json) as f:
+            text = f.read()
+    else:
+        cmd = ["cargo", "run", "--quiet", "--release", "-p", "benchtop-molstitch",
+               "--example", "bench_scoring", "--", str(args.repeats)]
+        text = subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True).stdout
+    results = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    for r in results:
+        print(f"rust benchtop-molstitch, {r['threads']} thread(s): {r['molecules']} molecules "
+              f"({r['valid']} valid) in {r['seconds']:.3f} s = {r['molecules_per_s']:.0f} molecules/s "
+              f"(checksum QED+SA {r['checksum_qed_plus_sa']:.4f})")
+    one = next(r for r in results if r["threads"] == 1)
+    print(f"ratio rust/python, 1 thread each: {one['molecules_per_s'] / py_rate:.2f}")
+    if len(results) > 1:
+        best = max(results, key=lambda r: r["threads"])
+        print(f"ratio rust ({best['threads']} threads)/python (1 process): "
+              f"{best['molecules_per_s'] / py_rate:.2f}")
+    print(f"checksum difference rust - python: {one['checksum_qed_plus_sa'] - checksum:.3e}")
+    if abs(one["checksum_qed_plus_sa"] - checksum) > 1e-6 * max(1.0, abs(checksum)):
+        print(f"WARNING: checksums differ: rust {one['checksum_qed_plus_sa']} python {checksum}")
+
+
+if __name__ == "__main__":
+    main()
