@@ -190,37 +190,8 @@ impl Objectives {
         smiles: &[S],
         threads: usize,
     ) -> Vec<Result<Vec<f64>, ChemError>> {
-        let serial =
-            |part: &[S]| -> Vec<_> { part.iter().map(|s| self.score_smiles(s.as_ref())).collect() };
-        let threads = threads.clamp(1, smiles.len().max(1));
-        if threads == 1 {
-            return serial(smiles);
-        }
-        let chunk = smiles.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = smiles
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || serial(part)))
-                .collect();
-            handles
-                .into_iter()
-                .zip(smiles.chunks(chunk))
-                .flat_map(|(h, part)| {
-                    h.join().unwrap_or_else(|_| {
-                        part.iter()
-                            .map(|s| {
-                                Err(ChemError::Rdkit {
-                                    operation: "objective scoring",
-                                    reason: format!(
-                                        "worker thread panicked on a chunk containing {:?}",
-                                        s.as_ref()
-                                    ),
-                                })
-                            })
-                            .collect()
-                    })
-                })
-                .collect()
+        crate::parallel::map_smiles(smiles, threads, "objective scoring", |s| {
+            self.score_smiles(s)
         })
     }
 }

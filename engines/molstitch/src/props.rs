@@ -57,36 +57,7 @@ pub fn score_all_parallel<S: AsRef<str> + Sync>(
     smiles: &[S],
     threads: usize,
 ) -> Vec<Result<Properties, ChemError>> {
-    let threads = threads.clamp(1, smiles.len().max(1));
-    if threads == 1 {
-        return score_all(smiles);
-    }
-    let chunk = smiles.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = smiles
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || score_all(part)))
-            .collect();
-        handles
-            .into_iter()
-            .zip(smiles.chunks(chunk))
-            .flat_map(|(h, part)| {
-                h.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|s| {
-                            Err(ChemError::Rdkit {
-                                operation: "property scoring",
-                                reason: format!(
-                                    "worker thread panicked on a chunk containing {:?}",
-                                    s.as_ref()
-                                ),
-                            })
-                        })
-                        .collect()
-                })
-            })
-            .collect()
-    })
+    crate::parallel::map_smiles(smiles, threads, "property scoring", Properties::from_smiles)
 }
 
 #[cfg(test)]
