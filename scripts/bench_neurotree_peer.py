@@ -13,7 +13,7 @@ then the class head mean_nodes(Z) -> 32 -> relu -> dropout(0.5) -> 2 and the los
 L_CMFC being Benchtop's node-pair InfoNCE (cosine similarities of the rows of Z over
 tau = 0.07; anchors and positives are the strong nodes, mean_t mean_j |A_d,t ij| >= the mean)
 plus the binary cross-entropy of the node gate sigmoid(w^T Z_i) against the strong mask.
-A step is forward + backward + Adam (lr 1e-3, weight decay 1e-5), on one batch of B subjects
+A step is forward + backward + Adam (lr 1e-2, Benchtop's default, weight decay 1e-5), on one batch of B subjects
 with N ROIs and two windows of N features (FC rows). Inputs are seeded random numbers of those shapes
 (Benchtop draws its own; the timing does not depend on the values).
 
@@ -53,7 +53,7 @@ HEAD_HIDDEN = 32
 DROPOUT = 0.5
 CMFC_WEIGHT = 1.0
 TEMPERATURE = 0.07
-LEARNING_RATE = 1e-3
+LEARNING_RATE = 1e-2
 WEIGHT_DECAY = 1e-5
 DEFAULT_TIME_POINTS = 150
 

@@ -3,7 +3,7 @@
 //!
 //! A step is the forward pass of the default AGE-GCN (hidden 64, head 32, dropout 0.5, CMFC
 //! weight 1, τ = 0.07, age in E) on one batch of `subjects` synthetic subjects, the
-//! cross-entropy + CMFC loss, the backward pass and an Adam update (lr 1e-3, weight decay
+//! cross-entropy + CMFC loss, the backward pass and an Adam update (the default lr 1e-2, weight decay
 //! 1e-5). The subjects are a seeded synthetic cohort ([`crate::cohort`]) turned into model
 //! inputs by [`crate::features`]: N×N static and per-window dynamic FC, two windows of
 //! `time_points / 2` features. The peer script feeds random numbers of the same shapes; the
