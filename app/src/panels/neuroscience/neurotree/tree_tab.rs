@@ -108,6 +108,15 @@ pub(super) fn group_trunks(
         .collect()
 }
 
+/// The group-mean tree bases (all subjects, then each group present) of `dataset`.
+fn group_bases(dataset: &Dataset) -> Result<Arc<GroupBases>, ComputeError> {
+    let groups: Vec<(Pick, TreeBase)> = group_picks(dataset)
+        .into_iter()
+        .map(|pick| Ok((pick, tree_base(dataset, pick)?)))
+        .collect::<Result<_, ComputeError>>()?;
+    Ok(Arc::new(groups))
+}
+
 /// What the explorer shows now.
 struct Shown {
     key: (usize, usize, Pick, TrunkParams, TreeLayout),
@@ -153,11 +162,7 @@ impl TreeTab {
         {
             return Ok(Arc::clone(groups));
         }
-        let groups: Vec<(Pick, TreeBase)> = group_picks(&data.dataset)
-            .into_iter()
-            .map(|pick| Ok((pick, tree_base(&data.dataset, pick)?)))
-            .collect::<Result<_, ComputeError>>()?;
-        let groups = Arc::new(groups);
+        let groups = group_bases(&data.dataset)?;
         self.groups = Some((id, Arc::clone(&groups)));
         Ok(groups)
     }
@@ -371,11 +376,7 @@ impl TreeTab {
         {
             return Ok(Arc::clone(groups));
         }
-        let groups: Vec<(Pick, TreeBase)> = group_picks(&data.dataset)
-            .into_iter()
-            .map(|pick| Ok((pick, tree_base(&data.dataset, pick)?)))
-            .collect::<Result<_, ComputeError>>()?;
-        Ok(Arc::new(groups))
+        group_bases(&data.dataset)
     }
 
     /// The picked tree (current or computed now) for export.
