@@ -13,6 +13,9 @@
 //! validity, uniqueness, novelty), random pairing and preference sampling ([`pairing`]), the
 //! generator losses ([`losses`]: IPO, trajectory balance, REINVENT) and the scoring benchmark
 //! ([`bench`]).
+//!
+//! The generator side:
+//! - [`vocab`]: the SMILES tokenizer and the token vocabulary (PAD, BOS, EOS + corpus tokens).
 
 pub mod bench;
 pub mod brics;
@@ -31,6 +34,7 @@ pub mod qed;
 #[allow(unsafe_code)]
 mod rdkit_ffi;
 pub mod sa;
+pub mod vocab;
 
 pub use error::ChemError;
 pub use mol::{BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, Molecule, Pattern};
