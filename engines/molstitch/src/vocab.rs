@@ -237,7 +237,7 @@ mod tests {
             ]
         );
         assert_eq!(tokenize("CB").unwrap(), vec!["C", "B"]);
-        assert_eq!(tokenize("CC#N/C=C\\C").unwrap().len(), 9);
+        assert_eq!(tokenize("CC#N/C=C\\C").unwrap().len(), 10);
         assert!(matches!(
             tokenize("C[NH"),
             Err(VocabError::UnclosedBracket { position: 1, .. })
