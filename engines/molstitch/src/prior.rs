@@ -656,7 +656,10 @@ mod rdkit_checks {
         prior.train(&train, 8, 2, |_| Ok(())).unwrap();
         let held_after = prior.mean_nll(&held).unwrap();
         // Measured: 117.2 -> 44.7 nats per held-out molecule.
-        assert!(held_after < 0.5 * held_before, "{held_before} -> {held_after}");
+        assert!(
+            held_after < 0.5 * held_before,
+            "{held_before} -> {held_after}"
+        );
         // Validity after this little training is a few percent and not asserted; RDKit must
         // answer every sample with a molecule or an error value.
         let samples = prior.sample_smiles(64, 1.0, 3).unwrap();
