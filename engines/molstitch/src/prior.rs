@@ -666,8 +666,8 @@ mod rdkit_checks {
         assert!(count_valid(&samples) <= samples.len());
     }
 
-    /// Longer training (run with `--ignored`, about a minute in the test profile): most samples
-    /// become valid molecules.
+    /// Longer training (run with `--ignored`, about 40 s in the test profile): a fifth or more
+    /// of the samples become valid molecules.
     #[test]
     #[ignore = "trains for about a minute"]
     fn longer_training_gives_valid_molecules() {
@@ -691,6 +691,7 @@ mod rdkit_checks {
         let samples = prior.sample_smiles(500, 1.0, 3).unwrap();
         let valid = count_valid(&samples);
         eprintln!("held-out NLL {held_nll:.2}, valid {valid}/500, last epoch {history:?}");
-        assert!(valid > 0);
+        // Measured: 146/500 valid, held-out NLL 26.6 nats (41 s in the test profile).
+        assert!(valid >= 100, "{valid}/500 valid");
     }
 }
