@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use benchtop::cli::{Cli, CliCommand, bench, doctor, run, spectra};
+use benchtop::cli::{ChemCommand, Cli, CliCommand, bench, chem, doctor, run, spectra};
 use clap::Parser as _;
 
 /// mimalloc keeps freed pages for reuse. With the system allocator, every training step's
@@ -49,6 +49,9 @@ fn main() -> ExitCode {
             };
             spectra::spectra(&file, &options, lmax, &csv)
         }),
+        Some(CliCommand::Chem {
+            command: ChemCommand::Props { input, out },
+        }) => chem::props(&input, &out),
         Some(CliCommand::Doctor { json }) => doctor::doctor(json),
     };
     match result {

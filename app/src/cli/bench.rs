@@ -196,6 +196,54 @@ pub fn neurotree(options: &NeuroTreeBench) -> anyhow::Result<serde_json::Value> 
     Ok(value)
 }
 
+/// Options of `benchtop bench molstitch`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench molstitch",
+    about = "MolStitch throughput: RDKit property scoring of the offline set and prior sampling"
+)]
+pub struct MolStitchBench {
+    /// Scoring threads (0: one per core).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Offline molecules the prior is trained on before sampling is timed.
+    #[arg(long, default_value_t = 2000)]
+    pub train_molecules: usize,
+    /// Untimed training epochs of the prior.
+    #[arg(long, default_value_t = 2)]
+    pub train_epochs: usize,
+    /// Molecules sampled in the timed part.
+    #[arg(long, default_value_t = 500)]
+    pub samples: usize,
+    /// Seed of the prior and the samples.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The MolStitch benchmark: `scoring` and `sampling` objects, each with `molecules_per_s`.
+pub fn molstitch(options: &MolStitchBench) -> anyhow::Result<serde_json::Value> {
+    use benchtop_molstitch::bench::{SamplingParams, bench_offline_scoring, bench_sampling};
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let scoring = bench_offline_scoring(threads)?;
+    let sampling = bench_sampling(&SamplingParams {
+        train_molecules: options.train_molecules,
+        train_epochs: options.train_epochs,
+        samples: options.samples,
+        seed: options.seed,
+        ..SamplingParams::default()
+    })?;
+    Ok(serde_json::json!({
+        "engine": "molstitch",
+        "scoring": scoring,
+        "sampling": sampling,
+        "seed": options.seed,
+        "app": crate::build_info::version_line(),
+    }))
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -215,7 +263,13 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("neurotree".to_owned()).chain(options.iter().cloned());
             neurotree(&NeuroTreeBench::try_parse_from(args)?)?
         }
-        other => anyhow::bail!("unknown engine `{other}`; available: ising, sht, findr, neurotree"),
+        "molstitch" => {
+            let args = std::iter::once("molstitch".to_owned()).chain(options.iter().cloned());
+            molstitch(&MolStitchBench::try_parse_from(args)?)?
+        }
+        other => anyhow::bail!(
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch"
+        ),
     };
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string(&value)?)?;

@@ -8,9 +8,12 @@
 //!   correctness observables of that run;
 //! - `benchtop spectra FILE --csv OUT` writes the power spectrum of one field of a NetCDF or NPY
 //!   file (`k,wavelength_km,psd`);
+//! - `benchtop chem props INPUT --out OUT.csv` writes RDKit properties of every molecule of a
+//!   `.smi` or CSV file (`smiles,mw,logp,tpsa,qed,sa,error`);
 //! - `benchtop doctor` lists the compute backends and system libraries in use.
 
 pub mod bench;
+pub mod chem;
 pub mod doctor;
 pub mod run;
 pub mod spectra;
@@ -55,7 +58,7 @@ pub enum CliCommand {
     },
     /// Benchmark an engine; prints exactly one JSON object on stdout.
     Bench {
-        /// The engine: `ising` or `sht`.
+        /// The engine: `ising`, `sht`, `findr`, `neurotree` or `molstitch`.
         engine: String,
         /// Engine options, e.g. `--size 1024 --beta 0.44 --sweeps 200 --backend cpu`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -84,10 +87,30 @@ pub enum CliCommand {
         #[arg(long)]
         csv: PathBuf,
     },
+    /// Chemistry utilities (RDKit).
+    Chem {
+        /// What to compute.
+        #[command(subcommand)]
+        command: ChemCommand,
+    },
     /// List the compute backends found and the system libraries in use.
     Doctor {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+}
+
+/// The `benchtop chem` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ChemCommand {
+    /// MW, Crippen logP, TPSA, QED and SA of every molecule, as CSV
+    /// (`smiles,mw,logp,tpsa,qed,sa,error`; `error` is empty unless the SMILES is invalid).
+    Props {
+        /// A `.smi` file, or a CSV with a `smiles` column.
+        input: PathBuf,
+        /// Where to write the CSV.
+        #[arg(long)]
+        out: PathBuf,
     },
 }

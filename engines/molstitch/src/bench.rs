@@ -1,12 +1,16 @@
-//! Throughput of property scoring, for `benchtop bench molstitch` and the Python peer script
-//! (`scripts/bench_molstitch_peer.py`). Sampling throughput comes with the generator.
+//! Throughput for `benchtop bench molstitch`: property scoring (against the Python peer script
+//! `scripts/bench_molstitch_peer.py`) and sampling from the SMILES prior.
 
 use std::time::Instant;
 
+use benchtop_compute::ComputeError;
 use serde::Serialize;
 
+use crate::mol::Molecule;
 use crate::offline::{LoadError, offline_smiles};
+use crate::prior::{Prior, PriorConfig};
 use crate::props::{Properties, score_all_parallel};
+use crate::vocab::Vocabulary;
 
 /// What [`bench_scoring`] measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,6 +62,107 @@ pub fn bench_offline_scoring(threads: usize) -> Result<ScoringBench, LoadError> 
     Ok(bench_scoring(&offline_smiles()?, threads))
 }
 
+/// Settings of [`bench_sampling`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingParams {
+    /// Offline molecules the prior is trained on before timing (untimed).
+    pub train_molecules: usize,
+    /// Training epochs before timing (untimed).
+    pub train_epochs: usize,
+    /// Molecules sampled in the timed part.
+    pub samples: usize,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Prior size.
+    pub prior: PriorConfig,
+    /// Seed of the weights, the training order and the samples.
+    pub seed: u64,
+}
+
+impl Default for SamplingParams {
+    fn default() -> Self {
+        Self {
+            train_molecules: 2000,
+            train_epochs: 2,
+            samples: 500,
+            temperature: 1.0,
+            prior: PriorConfig::default(),
+            seed: 1,
+        }
+    }
+}
+
+/// What [`bench_sampling`] measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SamplingBench {
+    /// What one sample includes.
+    pub work: &'static str,
+    /// Molecules sampled.
+    pub samples: usize,
+    /// Tokens generated in all (EOS included).
+    pub tokens: usize,
+    /// Wall-clock time of the sampling, seconds.
+    pub seconds: f64,
+    /// samples / seconds.
+    pub molecules_per_s: f64,
+    /// tokens / seconds.
+    pub tokens_per_s: f64,
+    /// Fraction of the samples RDKit parses (ties the timing to a trained model).
+    pub valid_fraction: f64,
+    /// Mean training NLL of the last untimed epoch, nats per molecule.
+    pub final_train_nll_nats: f64,
+}
+
+/// Trains a prior on the first `train_molecules` offline SMILES (untimed), then times sampling
+/// `samples` SMILES from it (token ids → text; validity is checked after the clock stops).
+pub fn bench_sampling(params: &SamplingParams) -> Result<SamplingBench, ComputeError> {
+    if params.samples == 0 {
+        return Err(ComputeError::invalid("samples", "must be at least 1"));
+    }
+    let corpus: Vec<String> = offline_smiles()
+        .map_err(|e| ComputeError::invalid("offline set", e.to_string()))?
+        .into_iter()
+        .take(params.train_molecules.max(1))
+        .collect();
+    let vocab = Vocabulary::from_corpus(&corpus)?;
+    let seqs = corpus
+        .iter()
+        .map(|s| vocab.encode(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut prior = Prior::new(vocab, params.prior.clone(), params.seed)?;
+    let nll = prior.train(&seqs, params.train_epochs, params.seed, |_| Ok(()))?;
+    let start = Instant::now();
+    let ids = prior.sample(params.samples, params.temperature, params.seed)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let tokens: usize = ids.iter().map(Vec::len).sum();
+    let vocab = prior.vocabulary();
+    let valid = ids
+        .iter()
+        .filter(|s| {
+            vocab
+                .decode(s)
+                .is_ok_and(|text| Molecule::from_smiles(&text).is_ok())
+        })
+        .count();
+    let per_s = |n: usize| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    Ok(SamplingBench {
+        work: "GRU prior: token-by-token sampling on one thread, ids to SMILES text",
+        samples: params.samples,
+        tokens,
+        seconds,
+        molecules_per_s: per_s(params.samples),
+        tokens_per_s: per_s(tokens),
+        valid_fraction: valid as f64 / params.samples as f64,
+        final_train_nll_nats: nll.last().copied().unwrap_or(f64::NAN),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +184,35 @@ mod tests {
         }
         let json = serde_json::to_value(bench_scoring(&smiles[..2], 1)).unwrap();
         assert_eq!(json["molecules"], 2);
+    }
+
+    #[test]
+    fn sampling_bench_counts_what_it_sampled() {
+        let params = SamplingParams {
+            train_molecules: 32,
+            train_epochs: 1,
+            samples: 8,
+            prior: PriorConfig {
+                embedding_dim: 8,
+                hidden_units: 16,
+                layers: 1,
+                max_length_tokens: 20,
+                ..PriorConfig::default()
+            },
+            ..SamplingParams::default()
+        };
+        let b = bench_sampling(&params).unwrap();
+        assert_eq!(b.samples, 8);
+        // Every sample has at least one token (EOS) and at most the cap.
+        assert!((8..=8 * 20).contains(&b.tokens), "{} tokens", b.tokens);
+        assert!((0.0..=1.0).contains(&b.valid_fraction));
+        assert!(b.final_train_nll_nats.is_finite() && b.final_train_nll_nats > 0.0);
+        assert!(
+            bench_sampling(&SamplingParams {
+                samples: 0,
+                ..params
+            })
+            .is_err()
+        );
     }
 }
