@@ -18,9 +18,12 @@
 //! - [`vocab`]: the SMILES tokenizer and the token vocabulary (PAD, BOS, EOS + corpus tokens).
 //! - [`prior`]: the SMILES GRU language-model prior in candle (teacher-forced NLL, Adam
 //!   training, seeded sampling, sequence log-likelihood), run on one thread.
+//! - [`crossover`]: seeded BRICS crossover pairs (fragment A, fragment B, child), StitchNet's
+//!   pretraining data.
 
 pub mod bench;
 pub mod brics;
+pub mod crossover;
 pub mod error;
 pub mod losses;
 pub mod metrics;
