@@ -256,4 +256,25 @@ mod tests {
         );
         assert!(crossover("C1CC(", "CCO", &mut rng).is_err());
     }
+
+    /// Removing attachment points never fails on the offline set (run with `--ignored`; a few
+    /// seconds). Measured: every fragment of the 5,000 molecules has a dummy-free form.
+    #[test]
+    #[ignore = "fragments all 5,000 offline molecules"]
+    fn every_offline_fragment_loses_its_dummies() {
+        let mut counts = (0, 0);
+        for s in offline_smiles().unwrap() {
+            let mol = Molecule::from_smiles(&s).unwrap();
+            for f in brics_fragments(&mol).unwrap() {
+                let frag = Molecule::from_smiles(&f.smiles).unwrap();
+                counts.0 += 1;
+                if without_attachments(&frag).is_err() {
+                    counts.1 += 1;
+                    eprintln!("{s}: {}", f.smiles);
+                }
+            }
+        }
+        eprintln!("{} fragments, {} failures", counts.0, counts.1);
+        assert_eq!(counts.1, 0);
+    }
 }

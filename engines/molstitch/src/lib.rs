@@ -20,6 +20,8 @@
 //!   training, seeded sampling, sequence log-likelihood), run on one thread.
 //! - [`crossover`]: seeded BRICS crossover pairs (fragment A, fragment B, child), StitchNet's
 //!   pretraining data.
+//! - [`stitchnet`]: StitchNet, the GRU encoder–decoder that writes a child from the mean of two
+//!   fragment encodings (pretraining, seeded decoding, save/load), run on one thread.
 
 pub mod bench;
 pub mod brics;
@@ -40,6 +42,7 @@ pub mod qed;
 #[allow(unsafe_code)]
 mod rdkit_ffi;
 pub mod sa;
+pub mod stitchnet;
 pub mod vocab;
 
 pub use error::ChemError;
