@@ -191,7 +191,10 @@ mod tests {
             for s in [&p.fragment_a, &p.fragment_b, &p.child] {
                 assert!(!s.contains('*'), "{p:?}");
                 // Parses, and is already RDKit's canonical form.
-                let canon = Molecule::from_smiles(s).unwrap().canonical_smiles().unwrap();
+                let canon = Molecule::from_smiles(s)
+                    .unwrap()
+                    .canonical_smiles()
+                    .unwrap();
                 assert_eq!(&canon, s, "{p:?}");
             }
             let (a, b, c) = (

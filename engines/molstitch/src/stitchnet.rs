@@ -300,7 +300,11 @@ impl StitchNet {
 
     /// Time-major padded ids (T, B) and a (T, B) mask of real positions for `seqs`, using the
     /// first `len(s) - trim` ids of each sequence.
-    fn padded(&self, seqs: &[&[u32]], trim: usize) -> Result<(Tensor, Vec<f32>, usize), ComputeError> {
+    fn padded(
+        &self,
+        seqs: &[&[u32]],
+        trim: usize,
+    ) -> Result<(Tensor, Vec<f32>, usize), ComputeError> {
         let batch = seqs.len();
         let steps = seqs
             .iter()
@@ -723,7 +727,10 @@ mod tests {
         let after = net.mean_nll(&data).unwrap();
         assert_eq!(seen, [1, 2, 3, 4, 5]);
         assert_eq!(reports.len(), 5);
-        assert!(reports[4].mean_nll_nats < reports[0].mean_nll_nats, "{reports:?}");
+        assert!(
+            reports[4].mean_nll_nats < reports[0].mean_nll_nats,
+            "{reports:?}"
+        );
         assert!(after < 0.7 * before, "NLL {before} -> {after}");
         // The callback stops training after the epoch it returns false.
         let stopped = net.pretrain(&data, 5, 4, &mut |r| r.epoch < 2).unwrap();
@@ -758,7 +765,10 @@ mod tests {
         let wins = own.iter().zip(&other).filter(|(a, b)| a > b).count();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         let margin = mean(&own) - mean(&other);
-        assert!(wins >= 28 && margin > 3.0, "{wins}/32 wins, margin {margin} nats");
+        assert!(
+            wins >= 28 && margin > 3.0,
+            "{wins}/32 wins, margin {margin} nats"
+        );
     }
 
     #[test]
@@ -852,12 +862,12 @@ mod tests {
 mod rdkit_checks {
     use super::*;
     use crate::crossover::crossover_pairs;
-    use crate::mol::Molecule;
+    use crate::mol::{Molecule, Pattern};
     use crate::offline::offline_smiles;
 
     /// Pretraining on 2,000 crossover pairs of the first 2,500 offline molecules, then decoding
-    /// children for 500 fragment pairs of the other 2,500 (run with `--ignored`; about a minute
-    /// or two in the test profile).
+    /// children for 500 fragment pairs of the other 2,500 (run with `--ignored`; about 90 s in the
+    /// test profile): at least 200 of the 500 must be RDKit-valid.
     #[test]
     #[ignore = "pretrains for a minute or two"]
     fn pretrained_stitchnet_decodes_valid_children() {
@@ -896,10 +906,18 @@ mod rdkit_checks {
             .map(|p| (p.fragment_a.clone(), p.fragment_b.clone()))
             .collect();
         let children = net.decode(&frags, 1.0, 4).unwrap();
-        let valid: Vec<String> = children
-            .iter()
-            .filter_map(|c| Molecule::from_smiles(c).ok()?.canonical_smiles().ok())
-            .collect();
+        // Valid children, and how many of them contain both their fragments (as substructures).
+        let mut valid = Vec::new();
+        let mut keep_both = 0;
+        for (p, c) in held.iter().zip(&children) {
+            let Ok(mol) = Molecule::from_smiles(c) else {
+                continue;
+            };
+            let contains =
+                |f: &str| Pattern::from_smarts(f).is_ok_and(|q| mol.has_match(&q).unwrap_or(false));
+            keep_both += usize::from(contains(&p.fragment_a) && contains(&p.fragment_b));
+            valid.push(mol.canonical_smiles().unwrap());
+        }
         let exact = held
             .iter()
             .zip(&children)
@@ -907,13 +925,15 @@ mod rdkit_checks {
             .count();
         let distinct: std::collections::HashSet<&String> = valid.iter().collect();
         eprintln!(
-            "train NLL {:.2} -> {:.2}, held-out NLL {held_nll:.2}; valid {}/500, distinct valid {}, \
-             equal to the BRICS child {exact}",
+            "train NLL {:.2} -> {:.2}, held-out NLL {held_nll:.2}; valid {}/500, distinct valid \
+             {}, containing both fragments {keep_both}, equal to the BRICS child {exact}",
             reports[0].mean_nll_nats,
             reports[reports.len() - 1].mean_nll_nats,
             valid.len(),
             distinct.len()
         );
-        assert!(valid.len() >= 150, "{}/500 valid", valid.len());
+        // Measured: 299/500 valid (251 distinct; 80 contain both fragments, 52 are the BRICS
+        // child itself), held-out NLL 10.27 nats, 88 s.
+        assert!(valid.len() >= 200, "{}/500 valid", valid.len());
     }
 }
