@@ -15,13 +15,13 @@
 //! ([`bench`]).
 //!
 //! The generator side:
-//! - [`vocab`]: the SMILES tokenizer and the token vocabulary (PAD, BOS, EOS + corpus tokens).
-//! - [`prior`]: the SMILES GRU language-model prior in candle (teacher-forced NLL, Adam
-//!   training, seeded sampling, sequence log-likelihood), run on one thread.
 //! - [`crossover`]: seeded BRICS crossover pairs (fragment A, fragment B, child), StitchNet's
 //!   pretraining data.
 //! - [`stitchnet`]: StitchNet, the GRU encoder–decoder that writes a child from the mean of two
 //!   fragment encodings (pretraining, seeded decoding, save/load), run on one thread.
+//! - [`vocab`]: the SMILES tokenizer and the token vocabulary (PAD, BOS, EOS + corpus tokens).
+//! - [`prior`]: the SMILES GRU language-model prior in candle (teacher-forced NLL, Adam
+//!   training, seeded sampling, sequence log-likelihood), run on one thread.
 
 pub mod bench;
 pub mod brics;
