@@ -15,12 +15,17 @@
 //! ([`bench`]).
 //!
 //! The generator side:
+//! - [`crossover`]: seeded BRICS crossover pairs (fragment A, fragment B, child), StitchNet's
+//!   pretraining data.
+//! - [`stitchnet`]: StitchNet, the GRU encoder–decoder that writes a child from the mean of two
+//!   fragment encodings (pretraining, seeded decoding, save/load), run on one thread.
 //! - [`vocab`]: the SMILES tokenizer and the token vocabulary (PAD, BOS, EOS + corpus tokens).
 //! - [`prior`]: the SMILES GRU language-model prior in candle (teacher-forced NLL, Adam
 //!   training, seeded sampling, sequence log-likelihood), run on one thread.
 
 pub mod bench;
 pub mod brics;
+pub mod crossover;
 pub mod error;
 pub mod losses;
 pub mod metrics;
@@ -37,6 +42,7 @@ pub mod qed;
 #[allow(unsafe_code)]
 mod rdkit_ffi;
 pub mod sa;
+pub mod stitchnet;
 pub mod vocab;
 
 pub use error::ChemError;
