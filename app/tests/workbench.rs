@@ -5,6 +5,8 @@
 mod common;
 #[path = "panels/findr.rs"]
 mod findr;
+#[path = "panels/molstitch.rs"]
+mod molstitch;
 #[path = "panels/neurotree.rs"]
 mod neurotree;
 #[path = "panels/spectra.rs"]

@@ -52,6 +52,11 @@ impl Rgba {
         Self::rgb(c.r, c.g, c.b)
     }
 
+    /// The same colour for egui.
+    pub fn to_color32(self) -> egui::Color32 {
+        egui::Color32::from_rgba_unmultiplied(self.r, self.g, self.b, self.a)
+    }
+
     /// `#RRGGBB` (alpha not included).
     pub fn hex_rgb(self) -> String {
         format!("#{:02X}{:02X}{:02X}", self.r, self.g, self.b)

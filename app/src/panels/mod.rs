@@ -8,6 +8,7 @@
 //! Adding a panel: write `panels/<field>/<method>/`, add its variant to [`PanelState`] and its
 //! entry to [`catalog`], and one arm to [`restore`].
 
+pub mod chemistry;
 pub mod climate;
 pub mod neuroscience;
 pub mod statistical_physics;
@@ -98,6 +99,8 @@ pub enum PanelState {
     Findr(neuroscience::findr::FindrState),
     /// NeuroTree brain trees and trunks from fMRI.
     NeuroTree(neuroscience::neurotree::NeuroTreeState),
+    /// MolStitch molecule stitching and offline optimisation.
+    MolStitch(chemistry::molstitch::MolStitchState),
 }
 
 /// Every panel kind, in catalog order.
@@ -107,6 +110,7 @@ pub fn catalog() -> &'static [PanelKind] {
         climate::spectra::KIND,
         neuroscience::findr::KIND,
         neuroscience::neurotree::KIND,
+        chemistry::molstitch::KIND,
     ]
 }
 
@@ -129,6 +133,9 @@ pub fn restore(state: PanelState, sidecar: Option<&Sidecar>) -> anyhow::Result<B
         )?)),
         PanelState::NeuroTree(state) => Ok(Box::new(
             neuroscience::neurotree::NeuroTreePanel::restore(state, sidecar)?,
+        )),
+        PanelState::MolStitch(state) => Ok(Box::new(
+            chemistry::molstitch::MolStitchPanel::restore(state, sidecar)?,
         )),
     }
 }

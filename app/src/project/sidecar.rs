@@ -38,6 +38,24 @@ impl Sidecar {
         })
     }
 
+    /// Writes `text` as the file `file_name` (e.g. `result.json`, atomically) and returns the
+    /// file name.
+    pub fn write_text(&self, file_name: &str, text: &str) -> anyhow::Result<String> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", self.dir.display()))?;
+        let path = self.dir.join(file_name);
+        super::write_atomic(&path, text.as_bytes())
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        Ok(file_name.to_owned())
+    }
+
+    /// Reads the text file `file`.
+    pub fn read_text(&self, file: &str) -> anyhow::Result<String> {
+        let path = self.dir.join(file);
+        std::fs::read_to_string(&path)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+    }
+
     fn write(
         &self,
         name: &str,

@@ -67,6 +67,12 @@ std::unique_ptr<Mol> parse_molblock(rust::Str block) {
 
 rust::String to_smiles(const Mol &mol) { return rust::String(RDKit::MolToSmiles(mol)); }
 
+rust::String to_molblock(const Mol &mol) {
+  RDKit::RWMol copy(mol);
+  RDDepict::compute2DCoords(copy);
+  return rust::String(RDKit::MolToMolBlock(copy));
+}
+
 std::uint32_t num_atoms(const Mol &mol) { return mol.getNumAtoms(); }
 
 double amw(const Mol &mol) { return RDKit::Descriptors::calcAMW(mol); }
@@ -120,6 +126,15 @@ std::uint32_t match_count(const Mol &mol, const Mol &query, std::uint32_t max_ma
   RDKit::SubstructMatchParameters params;
   params.maxMatches = max_matches;
   return static_cast<std::uint32_t>(RDKit::SubstructMatch(mol, query, params).size());
+}
+
+void match_atoms(const Mol &mol, const Mol &query, std::uint32_t max_matches,
+                 rust::Vec<std::uint32_t> &atoms) {
+  RDKit::SubstructMatchParameters params;
+  params.maxMatches = max_matches;
+  for (const auto &match : RDKit::SubstructMatch(mol, query, params)) {
+    for (const auto &pair : match) atoms.push_back(static_cast<std::uint32_t>(pair.second));
+  }
 }
 
 std::uint32_t sssr_after_delete(const Mol &mol, const Mol &query) {

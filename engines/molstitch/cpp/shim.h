@@ -20,6 +20,7 @@ std::unique_ptr<Mol> parse_smiles(rust::Str smiles);
 std::unique_ptr<Mol> parse_smarts(rust::Str smarts);
 std::unique_ptr<Mol> parse_molblock(rust::Str block);
 rust::String to_smiles(const Mol &mol);
+rust::String to_molblock(const Mol &mol);
 std::uint32_t num_atoms(const Mol &mol);
 double amw(const Mol &mol);
 double clogp(const Mol &mol);
@@ -32,6 +33,8 @@ std::uint32_t num_macrocycles(const Mol &mol);
 std::uint32_t num_chiral_centres(const Mol &mol);
 std::unique_ptr<Mol> remove_hs(const Mol &mol);
 std::uint32_t match_count(const Mol &mol, const Mol &query, std::uint32_t max_matches);
+void match_atoms(const Mol &mol, const Mol &query, std::uint32_t max_matches,
+                 rust::Vec<std::uint32_t> &atoms);
 std::uint32_t sssr_after_delete(const Mol &mol, const Mol &query);
 void morgan_counts(const Mol &mol, std::uint32_t radius, rust::Vec<std::uint32_t> &ids,
                    rust::Vec<std::uint32_t> &counts);

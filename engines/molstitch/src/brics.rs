@@ -8,7 +8,7 @@
 //! remaining dummy with hydrogen so the result is an ordinary molecule.
 
 use crate::error::ChemError;
-use crate::mol::Molecule;
+use crate::mol::{Molecule, Pattern};
 use crate::rdkit_ffi::ffi;
 
 /// Pairs of BRICS environment types that may be bonded (unordered). From the rule table of
@@ -101,6 +101,75 @@ pub fn brics_fragments(mol: &Molecule) -> Result<Vec<Fragment>, ChemError> {
             Ok(Fragment { smiles: s, labels })
         })
         .collect()
+}
+
+/// A fragment's SMILES as a SMARTS query whose attachment points (`[16*]`) match any atom.
+fn fragment_query(smiles: &str) -> String {
+    let mut out = String::with_capacity(smiles.len());
+    let mut rest = smiles;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..].find(']').map_or(rest.len(), |c| open + c + 1);
+        let atom = &rest[open..close];
+        let inner = atom.trim_start_matches('[').trim_end_matches(']');
+        if inner.trim_start_matches(|c: char| c.is_ascii_digit()) == "*" {
+            out.push('*');
+        } else {
+            out.push_str(atom);
+        }
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where each of `fragments` (from [`brics_fragments`] of `parent`) lies in `parent`: the
+/// parent's atom indices of each fragment's real atoms (attachment points excluded), the
+/// fragments placed on disjoint atoms in order (a repeated fragment takes the next free copy).
+/// Also places the fragments of a stitched child (whose unused attachment points were capped).
+/// A fragment that cannot be placed gets an empty list.
+pub fn fragment_atoms(
+    parent: &Molecule,
+    fragments: &[Fragment],
+) -> Result<Vec<Vec<usize>>, ChemError> {
+    let mut taken = vec![false; parent.num_atoms()];
+    let mut placed = Vec::with_capacity(fragments.len());
+    for fragment in fragments {
+        let frag = Molecule::from_smiles(&fragment.smiles)?;
+        let real: Vec<bool> = frag
+            .graph()?
+            .atoms
+            .iter()
+            .map(|a| a.atomic_num != 0)
+            .collect();
+        let place = |query: &str, real: &[bool]| -> Result<Option<Vec<usize>>, ChemError> {
+            let query = Pattern::from_smarts(query)?;
+            Ok(parent.matches(&query, 1000)?.into_iter().find_map(|m| {
+                let atoms: Vec<usize> = m
+                    .iter()
+                    .zip(real)
+                    .filter(|&(_, &is_real)| is_real)
+                    .map(|(&i, _)| i)
+                    .collect();
+                atoms.iter().all(|&i| !taken[i]).then_some(atoms)
+            }))
+        };
+        // Attachment points as wildcards anchor the fragment where it was cut; in a stitched
+        // child the unused ones were capped with hydrogen, so the fragment alone is tried next.
+        let atoms = match place(&fragment_query(&fragment.smiles), &real)? {
+            Some(atoms) => atoms,
+            None => {
+                let bare = crate::crossover::without_attachments(&frag)?;
+                let bare_real = vec![true; Molecule::from_smiles(&bare)?.num_atoms()];
+                place(&bare, &bare_real)?.unwrap_or_default()
+            }
+        };
+        for &i in &atoms {
+            taken[i] = true;
+        }
+        placed.push(atoms);
+    }
+    Ok(placed)
 }
 
 /// The dummy atoms of `fragment`, in atom order.
@@ -197,6 +266,36 @@ fn zip_at(a: &Molecule, a_atom: usize, b: &Molecule, b_atom: usize) -> Result<Mo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fragment_query_turns_labelled_dummies_into_wildcards() {
+        assert_eq!(fragment_query("[16*]c1ccc([16*])cc1"), "*c1ccc(*)cc1");
+        assert_eq!(
+            fragment_query("[1*]C(=O)[C@@H](N)[NH3+]"),
+            "*C(=O)[C@@H](N)[NH3+]"
+        );
+    }
+
+    #[test]
+    fn fragments_cover_the_parent_atoms_exactly_once() {
+        for smiles in [
+            "CC(=O)Oc1ccccc1C(=O)O",
+            "COc1ccc(CNC(=O)c2ccccc2)cc1",
+            "c1ccc(-c2ccccc2)cc1",
+            "CCN(CC)C(=O)c1ccc(OC)cc1",
+        ] {
+            let parent = Molecule::from_smiles(smiles).unwrap();
+            let fragments = brics_fragments(&parent).unwrap();
+            let placed = fragment_atoms(&parent, &fragments).unwrap();
+            let mut all: Vec<usize> = placed.iter().flatten().copied().collect();
+            all.sort_unstable();
+            assert_eq!(
+                all,
+                (0..parent.num_atoms()).collect::<Vec<_>>(),
+                "{smiles}: {placed:?}"
+            );
+        }
+    }
 
     fn mol(s: &str) -> Molecule {
         Molecule::from_smiles(s).unwrap()

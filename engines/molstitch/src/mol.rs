@@ -82,6 +82,11 @@ impl Molecule {
         ffi::to_smiles(self.raw()).map_err(|e| ChemError::rdkit("canonical SMILES", &e))
     }
 
+    /// An MDL V2000 mol block with fresh 2D coordinates (one SDF record without its `$$$$`).
+    pub fn molblock(&self) -> Result<String, ChemError> {
+        ffi::to_molblock(self.raw()).map_err(|e| ChemError::rdkit("MolToMolBlock", &e))
+    }
+
     /// Number of atoms in the graph (heavy atoms and dummies; implicit hydrogens excluded).
     pub fn num_atoms(&self) -> usize {
         ffi::num_atoms(self.raw()) as usize
@@ -143,6 +148,23 @@ impl Molecule {
     pub fn count_matches(&self, pattern: &Pattern, max_matches: u32) -> Result<u32, ChemError> {
         ffi::match_count(self.raw(), pattern.raw(), max_matches)
             .map_err(|e| ChemError::rdkit("substructure match", &e))
+    }
+
+    /// The unique substructure matches of `pattern` (at most `max_matches`): each match lists,
+    /// for every pattern atom in order, the index of the matched atom of this molecule.
+    pub fn matches(
+        &self,
+        pattern: &Pattern,
+        max_matches: u32,
+    ) -> Result<Vec<Vec<usize>>, ChemError> {
+        let mut flat = Vec::new();
+        ffi::match_atoms(self.raw(), pattern.raw(), max_matches, &mut flat)
+            .map_err(|e| ChemError::rdkit("substructure match", &e))?;
+        let width = pattern.num_atoms().max(1);
+        Ok(flat
+            .chunks(width)
+            .map(|m| m.iter().map(|&i| i as usize).collect())
+            .collect())
     }
 
     /// Whether `pattern` matches at least once.
@@ -278,6 +300,11 @@ impl Pattern {
         &self.smarts
     }
 
+    /// Number of query atoms.
+    pub fn num_atoms(&self) -> usize {
+        ffi::num_atoms(self.raw()) as usize
+    }
+
     fn raw(&self) -> &ffi::ROMol {
         &self.inner
     }
@@ -406,6 +433,21 @@ mod tests {
         assert!((m.tpsa_a2().unwrap() - 63.6).abs() < 1e-9);
         assert_eq!(m.num_hbd().unwrap(), 1);
         assert_eq!(m.num_rotatable_bonds().unwrap(), 2);
+    }
+
+    #[test]
+    fn molblock_round_trips_through_the_sdf_reader() {
+        let m = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O").unwrap();
+        let block = m.molblock().unwrap();
+        assert!(
+            block.contains("V2000") && block.trim_end().ends_with("M  END"),
+            "{block}"
+        );
+        let back = Molecule::from_molblock(&block).unwrap();
+        assert_eq!(
+            back.canonical_smiles().unwrap(),
+            m.canonical_smiles().unwrap()
+        );
     }
 
     #[test]

@@ -50,6 +50,7 @@ pub(crate) mod ffi {
         fn parse_smarts(smarts: &str) -> Result<UniquePtr<ROMol>>;
         fn parse_molblock(block: &str) -> Result<UniquePtr<ROMol>>;
         fn to_smiles(mol: &ROMol) -> Result<String>;
+        fn to_molblock(mol: &ROMol) -> Result<String>;
         fn num_atoms(mol: &ROMol) -> u32;
         fn amw(mol: &ROMol) -> Result<f64>;
         fn clogp(mol: &ROMol) -> Result<f64>;
@@ -62,6 +63,12 @@ pub(crate) mod ffi {
         fn num_chiral_centres(mol: &ROMol) -> Result<u32>;
         fn remove_hs(mol: &ROMol) -> Result<UniquePtr<ROMol>>;
         fn match_count(mol: &ROMol, query: &ROMol, max_matches: u32) -> Result<u32>;
+        fn match_atoms(
+            mol: &ROMol,
+            query: &ROMol,
+            max_matches: u32,
+            atoms: &mut Vec<u32>,
+        ) -> Result<()>;
         fn sssr_after_delete(mol: &ROMol, query: &ROMol) -> Result<u32>;
         fn morgan_counts(
             mol: &ROMol,

@@ -1,0 +1,3 @@
+//! Chemistry panels.
+
+pub mod molstitch;

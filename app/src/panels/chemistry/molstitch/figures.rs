@@ -1,0 +1,168 @@
+//! The viewer's figures (the same on screen and in files): the molecule set's Pareto scatter
+//! with the parents and the child, and the stitch figure (both parents with the chosen
+//! fragments highlighted, the child coloured by origin, and the objective values side by side).
+
+use super::library::MoleculeSet;
+use super::mol_draw::{self, fragment_color, highlights};
+use super::objectives_ui::objective_name;
+use super::stitch::{ParentView, StitchView};
+use super::stitch_tab::{CHILD_COLOR, PARENT_A_COLOR, PARENT_B_COLOR, child_highlights};
+use crate::figure::{Bars, Figure, Line, Marker, Rgba, Scatter, Subplot};
+use benchtop_molstitch::ObjectiveSpec;
+
+/// Orange of the Pareto front.
+pub const FRONT_COLOR: Rgba = Rgba::rgb(255, 127, 14);
+
+/// The points of `rows` on objectives (`ix`, `iy`).
+pub fn xy(rows: &[Vec<f64>], ix: usize, iy: usize) -> (Vec<f64>, Vec<f64>) {
+    rows.iter()
+        .map(|v| {
+            (
+                v.get(ix).copied().unwrap_or(f64::NAN),
+                v.get(iy).copied().unwrap_or(f64::NAN),
+            )
+        })
+        .unzip()
+}
+
+/// The front of `rows` (indices) as a staircase-free line sorted by x.
+pub fn front_line(
+    name: &str,
+    rows: &[Vec<f64>],
+    front: &[usize],
+    ix: usize,
+    iy: usize,
+    color: Rgba,
+) -> Line {
+    let mut points: Vec<Vec<f64>> = front.iter().map(|&i| rows[i].clone()).collect();
+    points.sort_by(|a, b| {
+        a.get(ix)
+            .copied()
+            .unwrap_or(0.0)
+            .total_cmp(&b.get(ix).copied().unwrap_or(0.0))
+    });
+    let (xs, ys) = xy(&points, ix, iy);
+    Line::new(name, xs, ys).color(color).width_pt(1.5)
+}
+
+/// The set's scatter on objectives (`ix`, `iy`) with its front, the parents and the child.
+pub fn molecules_figure(
+    set: &MoleculeSet,
+    stitched: Option<&StitchView>,
+    specs: &[ObjectiveSpec],
+    (ix, iy): (usize, usize),
+) -> Figure {
+    let name = |i: usize| specs.get(i).map(objective_name).unwrap_or_default();
+    let (xs, ys) = xy(&set.objectives, ix, iy);
+    let mut subplot = Subplot::new(format!("{} ({} molecules)", set.source, set.smiles.len()))
+        .x_label(name(ix))
+        .y_label(name(iy))
+        .x_range(0.0, 1.0)
+        .y_range(0.0, 1.0)
+        .legend(true)
+        .with(
+            Scatter::new("molecules", xs, ys)
+                .color(Rgba::rgb(160, 160, 160))
+                .size_pt(1.5),
+        )
+        .with(front_line(
+            "Pareto front",
+            &set.objectives,
+            &set.front,
+            ix,
+            iy,
+            FRONT_COLOR,
+        ));
+    if let Some(s) = stitched {
+        for (label, parent, color) in [
+            ("parent A", &s.a, PARENT_A_COLOR),
+            ("parent B", &s.b, PARENT_B_COLOR),
+        ] {
+            let (x, y) = xy(std::slice::from_ref(&parent.objectives), ix, iy);
+            subplot.push(Scatter::new(label, x, y).color(color).size_pt(6.0));
+        }
+        if let Some(Ok(child)) = &s.child {
+            let (x, y) = xy(std::slice::from_ref(&child.objectives), ix, iy);
+            subplot.push(
+                Scatter::new("child", x, y)
+                    .color(CHILD_COLOR)
+                    .marker(Marker::Square)
+                    .size_pt(6.0),
+            );
+        }
+    }
+    Figure::new("MolStitch: molecules and their Pareto front").subplot(subplot)
+}
+
+fn parent_subplot(title: &str, parent: &ParentView, chosen: Option<usize>) -> Subplot {
+    let groups: Vec<(&[usize], Rgba)> = parent
+        .fragment_atoms
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| chosen.is_none_or(|c| c == *k))
+        .map(|(k, atoms)| (atoms.as_slice(), fragment_color(k)))
+        .collect();
+    mol_draw::subplot(
+        title,
+        &parent.drawing,
+        &highlights(parent.drawing.atoms.len(), &groups),
+    )
+}
+
+/// Parents with the chosen fragments, the child by origin, and the three molecules' objective
+/// values as grouped bars. `None` until a child is made.
+pub fn stitch_figure(
+    s: &StitchView,
+    specs: &[ObjectiveSpec],
+    chosen: (Option<usize>, Option<usize>),
+) -> Option<Figure> {
+    let Some(Ok(child)) = &s.child else {
+        return None;
+    };
+    let n = specs.len();
+    let names: Vec<String> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| format!("{} {}", i + 1, spec.label()))
+        .collect();
+    let mut values = Subplot::new("Objective values")
+        .x_label(format!("objective ({})", names.join(", ")))
+        .y_label("value")
+        .x_range(0.4, n as f64 + 0.6)
+        .y_range(0.0, 1.05)
+        .legend(true);
+    for (k, (label, v, color)) in [
+        ("parent A", &s.a.objectives, PARENT_A_COLOR),
+        ("parent B", &s.b.objectives, PARENT_B_COLOR),
+        ("child", &child.objectives, CHILD_COLOR),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let xs: Vec<f64> = (0..n)
+            .map(|i| i as f64 + 1.0 + (k as f64 - 1.0) * 0.27)
+            .collect();
+        values.push(Bars::at(label, xs, v.clone(), 0.25).color(color));
+    }
+    Some(
+        Figure::new(format!("Stitched child {}", child.smiles))
+            .grid(2, 2)
+            .size_in(8.0, 7.0)
+            .subplot(parent_subplot(
+                &format!("Parent A (fragment A{})", chosen.0.map_or(0, |c| c + 1)),
+                &s.a,
+                chosen.0,
+            ))
+            .subplot(parent_subplot(
+                &format!("Parent B (fragment B{})", chosen.1.map_or(0, |c| c + 1)),
+                &s.b,
+                chosen.1,
+            ))
+            .subplot(mol_draw::subplot(
+                "Child (blue from A, red from B)",
+                &child.drawing,
+                &child_highlights(child),
+            ))
+            .subplot(values),
+    )
+}

@@ -1,0 +1,464 @@
+//! MolStitch: offline multi-objective molecular optimisation by stitching fragments (Shin et
+//! al., ICML 2025).
+//!
+//! Two tabs: **Stitch** (the molecule stitching viewer: pick two parents from the offline set's
+//! Pareto scatter or type SMILES, see their BRICS fragments highlighted, choose a fragment of
+//! each and see the stitched child with its objective values and the changes from its parents;
+//! a gallery holds every compatible pair's child) and **Optimise** (the MolStitch pipeline
+//! against its baselines on the same oracle budget).
+
+mod figures;
+mod library;
+mod mol_draw;
+mod objectives_ui;
+mod stitch;
+mod stitch_tab;
+
+use std::path::{Path, PathBuf};
+
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_molstitch::ObjectiveSpec;
+use serde::{Deserialize, Serialize};
+
+use crate::panels::{
+    DataTable, Field, Panel, PanelContext, PanelFigure, PanelKind, PanelState, Paper, ParamIssue,
+};
+use crate::project::{DataRef, Sidecar};
+use crate::sweep::SweepSupport;
+use crate::undo::UndoHistory;
+
+/// The catalog entry.
+pub const KIND: PanelKind = PanelKind {
+    id: "molstitch",
+    name: "MolStitch molecule stitching",
+    description: "Stitch BRICS fragments of two molecules into a child and see what it gains; \
+                  optimise molecules offline with a stitching network, rank proxies and \
+                  preference fine-tuning.",
+    field: Field::Chemistry,
+    paper: Paper {
+        title: "Offline Model-based Optimization for Real-World Molecular Discovery",
+        authors: "Dong Hyeon Shin, Young-Han Son, Hyun Jung Lee, Dong-Hee Lee, Tae-Eui Kam",
+        venue: "ICML 2025",
+        link: "https://openreview.net/forum?id=erbRHt0XgI",
+    },
+    create: create_panel,
+};
+
+fn create_panel() -> Box<dyn Panel> {
+    Box::new(MolStitchPanel::new(MolStitchState::default()))
+}
+
+/// Which tab is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MolStitchTab {
+    /// The stitching viewer.
+    #[default]
+    Stitch,
+}
+
+/// Which parent a click in the scatter sets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParentSlot {
+    /// Parent A.
+    #[default]
+    A,
+    /// Parent B.
+    B,
+}
+
+/// Where the molecules come from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DataParams {
+    /// A CSV, SMI or SDF file (relative to the project file); empty: the shipped offline set.
+    pub file: DataRef,
+}
+
+impl DataParams {
+    /// The file to read, or `None` for the shipped offline set.
+    pub fn resolved_file(&self, project_dir: Option<&Path>) -> Option<PathBuf> {
+        (!self.file.path.trim().is_empty()).then(|| self.file.resolve(project_dir))
+    }
+}
+
+/// The two parents and the chosen fragments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StitchParams {
+    /// Parent A (SMILES).
+    pub parent_a: String,
+    /// Parent B (SMILES).
+    pub parent_b: String,
+    /// Chosen fragment of A (index in its BRICS fragments).
+    pub fragment_a: Option<usize>,
+    /// Chosen fragment of B.
+    pub fragment_b: Option<usize>,
+}
+
+impl Default for StitchParams {
+    /// Two molecules of the offline set with three and four BRICS fragments.
+    fn default() -> Self {
+        Self {
+            parent_a: "O=C(Nc1nccs1)c1cc(F)c(F)cc1Cl".to_owned(),
+            parent_b: "Clc1ccc(Cn2nnc(N3CCCCC3)n2)cc1".to_owned(),
+            fragment_a: None,
+            fragment_b: None,
+        }
+    }
+}
+
+/// The objectives a new panel scores: QED and normalised SA.
+fn default_objectives() -> Vec<ObjectiveSpec> {
+    vec![ObjectiveSpec::Qed, ObjectiveSpec::Sa]
+}
+
+/// The parameters a user edits (the unit of undo).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MolStitchParams {
+    /// The molecule set.
+    pub data: DataParams,
+    /// The objectives, each in [0, 1].
+    pub objectives: Vec<ObjectiveSpec>,
+    /// The viewer's parents and fragments.
+    pub stitch: StitchParams,
+}
+
+impl Default for MolStitchParams {
+    fn default() -> Self {
+        Self {
+            data: DataParams::default(),
+            objectives: default_objectives(),
+            stitch: StitchParams::default(),
+        }
+    }
+}
+
+impl MolStitchParams {
+    /// Problems with the parameters, keyed like the project file.
+    pub fn issues(&self) -> Vec<ParamIssue> {
+        let mut issues = Vec::new();
+        if self.objectives.is_empty() {
+            issues.push(ParamIssue {
+                key: "params.objectives".to_owned(),
+                message: "choose at least one objective".to_owned(),
+            });
+        }
+        for (i, spec) in self.objectives.iter().enumerate() {
+            if let Err(error) = spec.validate() {
+                issues.push(ParamIssue {
+                    key: format!("params.objectives[{i}]"),
+                    message: error.to_string(),
+                });
+            }
+        }
+        issues
+    }
+}
+
+/// View settings that are saved but are not parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MolStitchView {
+    /// The tab shown.
+    pub tab: MolStitchTab,
+    /// Objective on the scatter's x axis.
+    pub x_objective: usize,
+    /// Objective on the y axis.
+    pub y_objective: usize,
+    /// Which parent a click in the scatter sets.
+    pub click_picks: ParentSlot,
+}
+
+impl Default for MolStitchView {
+    fn default() -> Self {
+        Self {
+            tab: MolStitchTab::Stitch,
+            x_objective: 0,
+            y_objective: 1,
+            click_picks: ParentSlot::A,
+        }
+    }
+}
+
+/// Everything the project file stores for this panel.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MolStitchState {
+    /// Parameters.
+    pub params: MolStitchParams,
+    /// View settings.
+    pub view: MolStitchView,
+}
+
+/// The panel.
+pub struct MolStitchPanel {
+    params: MolStitchParams,
+    view: MolStitchView,
+    history: UndoHistory<MolStitchParams>,
+    project_dir: Option<PathBuf>,
+    stitch: stitch_tab::StitchTab,
+}
+
+impl MolStitchPanel {
+    /// A panel showing `state`.
+    pub fn new(state: MolStitchState) -> Self {
+        Self {
+            history: UndoHistory::new(state.params.clone()),
+            params: state.params,
+            view: state.view,
+            project_dir: None,
+            stitch: stitch_tab::StitchTab::default(),
+        }
+    }
+
+    /// Rebuilds the panel from its saved state (the molecule set is rescored, the stitching
+    /// recomputed: both are deterministic).
+    pub fn restore(state: MolStitchState, _sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
+        Ok(Self::new(state))
+    }
+}
+
+impl Panel for MolStitchPanel {
+    fn kind(&self) -> &'static PanelKind {
+        &KIND
+    }
+
+    fn set_project_dir(&mut self, dir: Option<&Path>) {
+        self.project_dir = dir.map(Path::to_path_buf);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
+        if let Some(dir) = context.project_dir {
+            self.project_dir = Some(dir.to_path_buf());
+        }
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.view.tab, MolStitchTab::Stitch, "Stitch");
+        });
+        ui.separator();
+        let project_dir = self.project_dir.clone();
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| match self.view.tab {
+                MolStitchTab::Stitch => {
+                    self.stitch.ui(
+                        ui,
+                        &mut self.params,
+                        &mut self.view,
+                        project_dir.as_deref(),
+                        context,
+                    );
+                }
+            });
+        let interacting = ui.input(|input| input.pointer.any_down());
+        self.history.observe(&self.params, interacting);
+    }
+
+    fn poll(&mut self) {
+        self.stitch.poll();
+    }
+
+    fn is_busy(&self) -> bool {
+        self.stitch.is_busy()
+    }
+
+    fn save(&self, _sidecar: Option<&Sidecar>) -> anyhow::Result<PanelState> {
+        Ok(PanelState::MolStitch(MolStitchState {
+            params: self.params.clone(),
+            view: self.view.clone(),
+        }))
+    }
+
+    fn validate(&self) -> Vec<ParamIssue> {
+        self.params.issues()
+    }
+
+    fn figures(&self) -> Vec<PanelFigure> {
+        let value = serde_json::to_value(&self.params).unwrap_or_default();
+        let mut out = Vec::new();
+        let stitched = self.stitch.stitched();
+        if let Some(set) = self.stitch.library() {
+            out.push(PanelFigure {
+                name: "molstitch-molecules".into(),
+                figure: figures::molecules_figure(
+                    &set,
+                    stitched.as_deref(),
+                    &self.params.objectives,
+                    (self.view.x_objective, self.view.y_objective),
+                ),
+                params: value.clone(),
+                seed: None,
+                engine: ENGINE,
+            });
+        }
+        if let Some(figure) = stitched.as_deref().and_then(|s| {
+            figures::stitch_figure(
+                s,
+                &self.params.objectives,
+                (self.params.stitch.fragment_a, self.params.stitch.fragment_b),
+            )
+        }) {
+            out.push(PanelFigure {
+                name: "molstitch-stitch".into(),
+                figure,
+                params: value,
+                seed: None,
+                engine: ENGINE,
+            });
+        }
+        out
+    }
+
+    fn data_tables(&self) -> Vec<DataTable> {
+        let mut tables = Vec::new();
+        let labels: Vec<String> = self
+            .params
+            .objectives
+            .iter()
+            .map(|s| s.label().to_owned())
+            .collect();
+        if let Some(set) = self.stitch.library() {
+            let mut columns = vec!["index".to_owned(), "on_front".to_owned()];
+            columns.extend(labels.iter().cloned());
+            #[allow(clippy::cast_precision_loss)]
+            let rows = set
+                .objectives
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let mut row = vec![i as f64, f64::from(u8::from(set.front.contains(&i)))];
+                    row.extend(v.iter().copied());
+                    row
+                })
+                .collect();
+            tables.push(DataTable {
+                name: "molstitch-molecule-objectives".into(),
+                columns,
+                rows,
+            });
+        }
+        if let Some(s) = self.stitch.stitched()
+            && let Some(Ok(child)) = &s.child
+        {
+            #[allow(clippy::cast_precision_loss)]
+            let rows = (0..labels.len())
+                .map(|k| {
+                    vec![
+                        (k + 1) as f64,
+                        s.a.objectives[k],
+                        s.b.objectives[k],
+                        child.objectives[k],
+                    ]
+                })
+                .collect();
+            tables.push(DataTable {
+                name: "molstitch-stitch-values".into(),
+                columns: ["objective", "parent_a", "parent_b", "child"]
+                    .map(str::to_owned)
+                    .to_vec(),
+                rows,
+            });
+        }
+        tables
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let mut summary = serde_json::Map::new();
+        summary.insert(
+            "objectives".into(),
+            self.params
+                .objectives
+                .iter()
+                .map(|s| s.label())
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        if let Some(set) = self.stitch.library() {
+            summary.insert("molecules".into(), set.smiles.len().into());
+            summary.insert("pareto_front_size".into(), set.front.len().into());
+            summary.insert("rows_skipped".into(), set.skipped.len().into());
+            summary.insert("source".into(), set.source.clone().into());
+        }
+        if let Some(s) = self.stitch.stitched() {
+            summary.insert("parent_a".into(), s.a.smiles.clone().into());
+            summary.insert("parent_b".into(), s.b.smiles.clone().into());
+            summary.insert(
+                "compatible_fragment_pairs".into(),
+                s.compatible_pairs.into(),
+            );
+            summary.insert("gallery_children".into(), s.gallery.len().into());
+            if let Some(Ok(child)) = &s.child {
+                summary.insert(
+                    "child".into(),
+                    serde_json::json!({
+                        "smiles": child.smiles,
+                        "objectives": child.objectives,
+                        "parent_a_objectives": s.a.objectives,
+                        "parent_b_objectives": s.b.objectives,
+                    }),
+                );
+            }
+        }
+        serde_json::Value::Object(summary)
+    }
+
+    fn sweep_support(&self) -> SweepSupport {
+        crate::sweep::SweepSupport {
+            params: Vec::new(),
+            outputs: Vec::new(),
+            evaluator: std::sync::Arc::new(NoSweep),
+            fingerprint: String::new(),
+            references: std::sync::Arc::new(|_, _, _, _| None),
+        }
+    }
+
+    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
+        self.stitch.run_blocking(
+            &mut self.params,
+            self.project_dir.as_deref(),
+            progress,
+            cancel,
+        )?;
+        progress.set(1.0, "done");
+        Ok(())
+    }
+
+    fn undo(&mut self) -> bool {
+        match self.history.undo() {
+            Some(params) => {
+                self.params = params;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn redo(&mut self) -> bool {
+        match self.history.redo() {
+            Some(params) => {
+                self.params = params;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The engine name and version recorded in figure provenance.
+const ENGINE: (&str, &str) = ("benchtop-molstitch", env!("CARGO_PKG_VERSION"));
+
+/// TEMPORARY until the optimisation tab lands (replaced by `sweeps`).
+struct NoSweep;
+
+impl crate::sweep::SweepEvaluator for NoSweep {
+    fn evaluate(
+        &self,
+        _assignment: &std::collections::BTreeMap<String, f64>,
+        _outputs: &[String],
+        _seed: u64,
+        _progress: &Progress,
+        _cancel: &CancelToken,
+    ) -> Result<std::collections::BTreeMap<String, f64>, ComputeError> {
+        Err(ComputeError::invalid("sweep", "nothing to sweep yet"))
+    }
+}

@@ -1,0 +1,118 @@
+//! The MolStitch panel, clicked through by its labels.
+
+use std::path::Path;
+use std::time::Duration;
+
+use benchtop::session::Session;
+use egui_kittest::kittest::Queryable as _;
+
+use super::common;
+
+fn summary(session: &Session) -> serde_json::Value {
+    session.panels.values().next().expect("panel").summary()
+}
+
+/// A session with one MolStitch panel on a small user file (fast in debug builds).
+fn small_molstitch_session(dir: &Path) -> Session {
+    let file = dir.join("mols.smi");
+    std::fs::write(
+        &file,
+        "O=C(Nc1nccs1)c1cc(F)c(F)cc1Cl\nClc1ccc(Cn2nnc(N3CCCCC3)n2)cc1\nCCN(CC)C(=O)c1ccccc1\n\
+         C1CC(\nCOc1ccc(S(=O)(=O)N2CCOCC2)cc1\n",
+    )
+    .expect("write molecules");
+    let text = format!(
+        r#"(
+        format_version: 1,
+        panels: [(id: (1), state: MolStitch((params: (data: (file: (path: "{}")))))) ],
+    )"#,
+        file.display()
+    );
+    let doc = benchtop::project::ProjectDoc::parse(&text, &dir.join("small-molstitch.ron"))
+        .expect("test project parses");
+    Session::from_doc(doc, None).expect("test project opens")
+}
+
+#[test]
+fn molstitch_panel_opens_from_the_catalog_and_stitches() {
+    let mut harness = common::harness(Session::new());
+    harness
+        .get_by_label("Open MolStitch molecule stitching")
+        .click();
+    harness.step();
+    assert_eq!(harness.state().session.panels.len(), 1);
+    common::run_until_idle(&mut harness, Duration::from_secs(180));
+    harness.get_by_label_contains("offline set");
+    harness.get_by_label_contains("Gallery: every BRICS-compatible fragment pair");
+    // A new panel shows the gallery's best child at once.
+    harness.get_by_label("Δ vs A");
+    let first = summary(&harness.state().session)["child"]["smiles"].clone();
+    // Choosing another fragment of A re-stitches (or explains why it cannot).
+    harness.get_by_label_contains("A1 ").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    let s = summary(&harness.state().session);
+    let text = harness.state().session.to_text().expect("serialises");
+    assert!(text.contains("fragment_a: Some(0)"), "{text}");
+    assert_eq!(s["molecules"], 5000, "{s}");
+    let child = &s["child"];
+    assert!(
+        child["smiles"].as_str().is_some_and(|c| !c.is_empty()),
+        "{s}"
+    );
+    assert_eq!(child["objectives"].as_array().map(Vec::len), Some(2), "{s}");
+    let panel = harness
+        .state()
+        .session
+        .panels
+        .values()
+        .next()
+        .expect("panel");
+    let names: Vec<String> = panel.figures().into_iter().map(|f| f.name).collect();
+    assert_eq!(names, ["molstitch-molecules", "molstitch-stitch"]);
+}
+
+#[test]
+fn molstitch_panel_names_bad_input_and_survives_save_and_reopen() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let mut harness = common::harness(small_molstitch_session(dir.path()));
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    // Four valid molecules; the broken row is named with its file and line.
+    harness.get_by_label_contains("4 molecules");
+    let s = summary(&harness.state().session);
+    assert_eq!(
+        (s["molecules"].as_u64(), s["rows_skipped"].as_u64()),
+        (Some(4), Some(1)),
+        "{s}"
+    );
+    // An invalid SMILES for parent A is an error naming the parent and the input.
+    harness.get_by_label("SMILES A").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.get_by_label("SMILES A").type_text("C1CC(");
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    harness.get_by_label_contains("parent A: invalid SMILES \"C1CC(\"");
+    // A valid one stitches again.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness
+        .get_by_label("SMILES A")
+        .type_text("CCN(CC)C(=O)c1ccccc1");
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    assert!(harness.query_by_label_contains("invalid SMILES").is_none());
+    let path = dir.path().join("molstitch.ron");
+    assert!(
+        harness.state_mut().save_to(&path),
+        "{:?}",
+        harness.state().notices
+    );
+    let original = harness.state().session.to_doc(None).expect("document");
+    let reopened = Session::open(&path).expect("the saved project reopens");
+    assert_eq!(reopened.to_doc(None).expect("document"), original);
+    let text = harness.state().session.to_text().expect("serialises");
+    assert!(
+        text.contains("parent_a: \"CCN(CC)C(=O)c1ccccc1\""),
+        "{text}"
+    );
+}
