@@ -94,13 +94,16 @@ pub fn molecules_figure(
     Figure::new("MolStitch: molecules and their Pareto front").subplot(subplot)
 }
 
-fn parent_subplot(title: &str, parent: &ParentView, chosen: Option<usize>) -> Subplot {
+fn parent_subplot(title: &str, parent: &ParentView, chosen: Option<usize>, color: Rgba) -> Subplot {
     let groups: Vec<(&[usize], Rgba)> = parent
         .fragment_atoms
         .iter()
         .enumerate()
-        .filter(|(k, _)| chosen.is_none_or(|c| c == *k))
-        .map(|(k, atoms)| (atoms.as_slice(), fragment_color(k)))
+        .filter_map(|(k, atoms)| match chosen {
+            None => Some((atoms.as_slice(), fragment_color(k))),
+            Some(c) if c == k => Some((atoms.as_slice(), color)),
+            Some(_) => None,
+        })
         .collect();
     mol_draw::subplot(
         title,
@@ -152,11 +155,13 @@ pub fn stitch_figure(
                 &format!("Parent A (fragment A{})", chosen.0.map_or(0, |c| c + 1)),
                 &s.a,
                 chosen.0,
+                PARENT_A_COLOR,
             ))
             .subplot(parent_subplot(
                 &format!("Parent B (fragment B{})", chosen.1.map_or(0, |c| c + 1)),
                 &s.b,
                 chosen.1,
+                PARENT_B_COLOR,
             ))
             .subplot(mol_draw::subplot(
                 "Child (blue from A, red from B)",

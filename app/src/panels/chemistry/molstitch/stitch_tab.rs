@@ -201,21 +201,23 @@ impl StitchTab {
         }
         ui.horizontal_top(|ui| {
             ui.vertical(|ui| self.scatter_ui(ui, params, view));
+            ui.separator();
             let stitched = self.stitched.clone();
-            for slot in [ParentSlot::A, ParentSlot::B] {
-                ui.separator();
-                ui.vertical(|ui| {
-                    ui.set_width(230.0);
-                    parent_ui(ui, params, slot, stitched.as_deref());
+            ui.vertical(|ui| {
+                ui.horizontal_top(|ui| {
+                    for slot in [ParentSlot::A, ParentSlot::B] {
+                        ui.vertical(|ui| {
+                            ui.set_width(230.0);
+                            parent_ui(ui, params, slot, stitched.as_deref());
+                        });
+                        ui.add_space(16.0);
+                    }
                 });
-            }
-            if let Some(stitched) = &stitched {
-                ui.separator();
-                ui.vertical(|ui| {
-                    ui.set_width(290.0);
+                if let Some(stitched) = &stitched {
+                    ui.add_space(8.0);
                     child_ui(ui, params, stitched);
-                });
-            }
+                }
+            });
         });
         if let Some(error) = &self.stitch_error {
             ui.colored_label(ui.visuals().error_fg_color, error);
@@ -275,7 +277,7 @@ impl StitchTab {
             ui.selectable_value(&mut view.click_picks, ParentSlot::A, "parent A");
             ui.selectable_value(&mut view.click_picks, ParentSlot::B, "parent B");
         });
-        let (rect, response) = ui.allocate_exact_size(Vec2::new(340.0, 300.0), Sense::click());
+        let (rect, response) = ui.allocate_exact_size(Vec2::new(300.0, 270.0), Sense::click());
         let plot = rect.shrink2(Vec2::new(26.0, 14.0));
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
@@ -286,34 +288,39 @@ impl StitchTab {
             egui::StrokeKind::Inside,
         );
         let (ix, iy) = (view.x_objective, view.y_objective);
+        let set = self.library.clone();
+        let (xr, yr) = set.as_deref().map_or(((0.0, 1.0), (0.0, 1.0)), |set| {
+            (axis_range(set, ix), axis_range(set, iy))
+        });
         #[allow(clippy::cast_possible_truncation)]
         let to_screen = |v: &[f64]| {
-            let x = v.get(ix).copied().unwrap_or(0.0) as f32;
-            let y = v.get(iy).copied().unwrap_or(0.0) as f32;
+            let x = ((v.get(ix).copied().unwrap_or(0.0) - xr.0) / (xr.1 - xr.0)) as f32;
+            let y = ((v.get(iy).copied().unwrap_or(0.0) - yr.0) / (yr.1 - yr.0)) as f32;
             Pos2::new(
                 plot.left() + x * plot.width(),
                 plot.bottom() - y * plot.height(),
             )
         };
-        for (t, text) in [(0.0_f32, "0"), (0.5, "0.5"), (1.0, "1")] {
+        for t in [0.0_f32, 0.5, 1.0] {
             let font = egui::FontId::proportional(10.0);
             let color = ui.visuals().weak_text_color();
+            let at = |r: (f64, f64)| format!("{:.2}", r.0 + f64::from(t) * (r.1 - r.0));
             painter.text(
                 Pos2::new(plot.left() + t * plot.width(), plot.bottom() + 2.0),
                 egui::Align2::CENTER_TOP,
-                text,
+                at(xr),
                 font.clone(),
                 color,
             );
             painter.text(
                 Pos2::new(plot.left() - 3.0, plot.bottom() - t * plot.height()),
                 egui::Align2::RIGHT_CENTER,
-                text,
+                at(yr),
                 font,
                 color,
             );
         }
-        let Some(set) = self.library.clone() else {
+        let Some(set) = set else {
             return;
         };
         let grey = ui.visuals().weak_text_color().gamma_multiply(0.6);
@@ -350,11 +357,11 @@ impl StitchTab {
             .hover_pos()
             .filter(|p| plot.contains(*p))
             .and_then(|p| {
-                let x = f64::from((p.x - plot.left()) / plot.width());
-                let y = f64::from((plot.bottom() - p.y) / plot.height());
+                let x = xr.0 + (xr.1 - xr.0) * f64::from((p.x - plot.left()) / plot.width());
+                let y = yr.0 + (yr.1 - yr.0) * f64::from((plot.bottom() - p.y) / plot.height());
                 let scale = (
-                    1.0 / f64::from(plot.width()),
-                    1.0 / f64::from(plot.height()),
+                    (xr.1 - xr.0) / f64::from(plot.width()),
+                    (yr.1 - yr.0) / f64::from(plot.height()),
                 );
                 set.nearest(ix, iy, (x, y), scale)
             });
@@ -393,6 +400,16 @@ impl StitchTab {
             names.get(iy).map_or("", String::as_str)
         ));
     }
+}
+
+/// The shown range of objective `i`: from its minimum over the set (rounded down to 0.1) to 1.
+fn axis_range(set: &MoleculeSet, i: usize) -> (f64, f64) {
+    let lo = set
+        .objectives
+        .iter()
+        .filter_map(|v| v.get(i).copied())
+        .fold(1.0_f64, f64::min);
+    (((lo * 10.0).floor() / 10.0).clamp(0.0, 0.9), 1.0)
 }
 
 fn axis_combo(ui: &mut egui::Ui, axis: &str, names: &[String], selected: &mut usize) {
@@ -470,15 +487,20 @@ fn parent_ui(
     let Some(parent) = parent else {
         return;
     };
+    // Every fragment in its own colour until one is chosen; then the chosen one in the
+    // parent's colour, as its atoms appear in the child.
     let groups: Vec<(&[usize], Rgba)> = parent
         .fragment_atoms
         .iter()
         .enumerate()
-        .filter(|(k, _)| fragment.is_none() || *fragment == Some(*k))
-        .map(|(k, atoms)| (atoms.as_slice(), fragment_color(k)))
+        .filter_map(|(k, atoms)| match *fragment {
+            None => Some((atoms.as_slice(), fragment_color(k))),
+            Some(c) if c == k => Some((atoms.as_slice(), color)),
+            Some(_) => None,
+        })
         .collect();
     let h = highlights(parent.drawing.atoms.len(), &groups);
-    mol_draw::paint(ui, &parent.drawing, &h, Vec2::new(250.0, 180.0)).on_hover_text(&parent.smiles);
+    mol_draw::paint(ui, &parent.drawing, &h, Vec2::new(220.0, 170.0)).on_hover_text(&parent.smiles);
     ui.label(values_text(&parent.objectives));
     ui.label("Fragments (click to choose):");
     for (k, f) in parent.fragments.iter().enumerate() {
@@ -546,12 +568,12 @@ fn child_ui(ui: &mut egui::Ui, params: &MolStitchParams, stitched: &StitchView) 
         }
         Some(Ok(child)) => child,
     };
-    ui.vertical(|ui| {
+    ui.horizontal_top(|ui| {
         mol_draw::paint(
             ui,
             &child.drawing,
             &child_highlights(child),
-            Vec2::new(280.0, 200.0),
+            Vec2::new(240.0, 180.0),
         )
         .on_hover_text(&child.smiles);
         ui.vertical(|ui| {
