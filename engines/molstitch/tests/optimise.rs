@@ -42,13 +42,15 @@ fn tiny() -> OptimiseConfig {
 }
 
 fn offline() -> Vec<String> {
-    offline_smiles().unwrap().into_iter().take(60).collect()
+    offline_smiles()
+        .map(|s| s.into_iter().take(60).collect())
+        .unwrap_or_default()
 }
 
 fn run_tiny(
     config: &OptimiseConfig,
     cache: Option<&std::path::Path>,
-) -> (OptimiseResult, Vec<OptimiseEvent>) {
+) -> Result<(OptimiseResult, Vec<OptimiseEvent>), ComputeError> {
     let mut events = Vec::new();
     let result = run(
         &offline(),
@@ -57,9 +59,8 @@ fn run_tiny(
         &Progress::new(),
         &CancelToken::new(),
         &mut |e: &OptimiseEvent| events.push(e.clone()),
-    )
-    .unwrap();
-    (result, events)
+    )?;
+    Ok((result, events))
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -170,7 +171,7 @@ fn config_validation_names_the_key() {
 fn tiny_run_is_complete_deterministic_and_cached() {
     let dir = temp_dir("cache");
     let config = tiny();
-    let (a, events) = run_tiny(&config, Some(&dir));
+    let (a, events) = run_tiny(&config, Some(&dir)).unwrap();
     // Shape of the result.
     assert_eq!(a.objective_labels, ["qed", "sa", "sim"]);
     let names: Vec<&str> = a.methods.iter().map(|m| m.name.as_str()).collect();
@@ -223,7 +224,7 @@ fn tiny_run_is_complete_deterministic_and_cached() {
     assert!(a.notes.iter().any(|n| n.contains("cached at")));
 
     // Second run: the prior comes from the cache, and the result is the same bits.
-    let (b, events_b) = run_tiny(&config, Some(&dir));
+    let (b, events_b) = run_tiny(&config, Some(&dir)).unwrap();
     assert_eq!(count_loaded(&events_b), 1);
     assert_eq!(
         events_b
@@ -236,7 +237,7 @@ fn tiny_run_is_complete_deterministic_and_cached() {
     assert_eq!(json(&a.methods), json(&b.methods));
     assert_eq!(a.proxy_accuracy, b.proxy_accuracy);
     // Without the cache: the same bits again (training is deterministic).
-    let (c, _) = run_tiny(&config, None);
+    let (c, _) = run_tiny(&config, None).unwrap();
     assert_eq!(json(&a.methods), json(&c.methods));
     assert_eq!(json(&a.ipo_loss), json(&c.ipo_loss));
     // Another seed gives another run.
@@ -246,7 +247,8 @@ fn tiny_run_is_complete_deterministic_and_cached() {
             ..config.clone()
         },
         None,
-    );
+    )
+    .unwrap();
     assert_ne!(json(&a.methods), json(&d.methods));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -259,7 +261,7 @@ fn count_loaded(events: &[OptimiseEvent]) -> usize {
 }
 
 fn json<T: serde::Serialize>(x: &T) -> String {
-    serde_json::to_string(x).unwrap()
+    serde_json::to_string(x).unwrap_or_else(|e| format!("not serialisable: {e}"))
 }
 
 #[test]
@@ -288,16 +290,19 @@ fn cancel_returns_cancelled() {
     assert!(progress.fraction() < 0.62);
 }
 
-fn corpus(n: usize) -> (Vocabulary, Vec<Vec<u32>>) {
-    let smiles: Vec<String> = offline_smiles().unwrap().into_iter().take(n).collect();
-    let vocab = Vocabulary::from_corpus(&smiles).unwrap();
-    let seqs = smiles.iter().map(|s| vocab.encode(s).unwrap()).collect();
-    (vocab, seqs)
+fn corpus(n: usize) -> Result<(Vocabulary, Vec<Vec<u32>>), ComputeError> {
+    let smiles: Vec<String> = offline().into_iter().take(n).collect();
+    let vocab = Vocabulary::from_corpus(&smiles)?;
+    let seqs = smiles
+        .iter()
+        .map(|s| vocab.encode(s))
+        .collect::<Result<_, _>>()?;
+    Ok((vocab, seqs))
 }
 
 #[test]
 fn ipo_raises_the_winners_log_likelihood_over_the_losers() {
-    let (vocab, seqs) = corpus(8);
+    let (vocab, seqs) = corpus(8).unwrap();
     let prior = Prior::new(vocab, tiny_prior(), 5).unwrap();
     let agent = prior.frozen_copy().unwrap();
     // Planted preference: the first four sequences beat the last four.
@@ -323,7 +328,7 @@ fn ipo_raises_the_winners_log_likelihood_over_the_losers() {
 
 #[test]
 fn trajectory_balance_reaches_its_fixed_point() {
-    let (vocab, seqs) = corpus(4);
+    let (vocab, seqs) = corpus(4).unwrap();
     let prior = Prior::new(vocab, tiny_prior(), 2).unwrap();
     let agent = prior.frozen_copy().unwrap();
     let prior_logp = prior.log_likelihoods(&seqs).unwrap();
@@ -361,16 +366,21 @@ fn trajectory_balance_reaches_its_fixed_point() {
 
 /// The default CPU run (release: `cargo test --release -p benchtop-molstitch --test optimise
 /// -- --ignored --nocapture`): prints every method's metrics and asserts that MolStitch's
-/// hypervolume is above the offline set's.
+/// hypervolume is above the offline set's. `MOLSTITCH_CONFIG` may hold a JSON
+/// [`OptimiseConfig`] (missing keys take the defaults) to try other settings.
 #[test]
 #[ignore = "the default run takes minutes"]
 fn default_run_beats_the_baselines() {
     let start = std::time::Instant::now();
     let smiles = offline_smiles().unwrap();
+    let config: OptimiseConfig = std::env::var("MOLSTITCH_CONFIG")
+        .map(|j| serde_json::from_str(&j).unwrap())
+        .unwrap_or_default();
+    eprintln!("{config:?}");
     let mut events = Vec::new();
     let result = run(
         &smiles,
-        &OptimiseConfig::default(),
+        &config,
         None,
         &Progress::new(),
         &CancelToken::new(),
