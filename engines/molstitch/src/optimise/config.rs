@@ -97,7 +97,7 @@ impl Default for OptimiseConfig {
             ipo_steps_per_round: 4,
             pool_size: 500,
             beta: 0.2,
-            sigma: 20.0,
+            sigma: 50.0,
             eval_budget: 500,
             temperature: 0.8,
             seed: 0,
