@@ -663,6 +663,41 @@ mod tests {
     }
 
     #[test]
+    fn save_load_and_frozen_copy_keep_the_weights() {
+        let (vocab, seqs) = corpus(16);
+        let mut prior = Prior::new(vocab.clone(), tiny(), 4).unwrap();
+        let before = prior.log_likelihoods(&seqs).unwrap();
+        let path =
+            std::env::temp_dir().join(format!("prior-test-{}.safetensors", std::process::id()));
+        prior.save(&path).unwrap();
+        let loaded = Prior::load(vocab.clone(), tiny(), &path).unwrap();
+        assert_eq!(loaded.log_likelihoods(&seqs).unwrap(), before);
+        // A file for another configuration does not load.
+        let wider = PriorConfig {
+            hidden_units: 48,
+            ..tiny()
+        };
+        assert!(Prior::load(vocab, wider, &path).is_err());
+        let _ = std::fs::remove_file(&path);
+        // The copy starts equal and stays frozen while the original trains.
+        let copy = prior.frozen_copy().unwrap();
+        assert_eq!(copy.log_likelihoods(&seqs).unwrap(), before);
+        prior.train(&seqs, 1, 1, |_| Ok(())).unwrap();
+        assert_ne!(prior.log_likelihoods(&seqs).unwrap(), before);
+        assert_eq!(copy.log_likelihoods(&seqs).unwrap(), before);
+        // The differentiable batch likelihood equals the f64 path.
+        let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
+        let batch = prior
+            .batch_log_likelihoods(&refs)
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        for (b, l) in batch.iter().zip(prior.log_likelihoods(&seqs).unwrap()) {
+            assert!((f64::from(*b) - l).abs() < 1e-3 * l.abs());
+        }
+    }
+
+    #[test]
     fn config_and_sequences_are_checked() {
         let (vocab, seqs) = corpus(4);
         let bad = PriorConfig {

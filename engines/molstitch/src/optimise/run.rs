@@ -15,7 +15,7 @@ use super::config::OptimiseConfig;
 use super::evaluate::{Candidate, evaluate_method, metrics, score_candidates};
 use super::events::OptimiseEvent;
 use super::proxy::{RankProxies, fingerprint_matrix};
-use super::result::{OptimiseResult, ScoredMolecule};
+use super::result::OptimiseResult;
 use super::stitch::{FragmentCache, StitchOperator, priority_stitch};
 use crate::mol::Molecule;
 use crate::objectives::{MORGAN_BITS, MORGAN_RADIUS, Objectives, weighted_sum};
@@ -427,10 +427,7 @@ pub fn run(
             .iter()
             .map(|o| o.label().to_owned())
             .collect(),
-        offline: offline_mols
-            .into_iter()
-            .map(|m| ScoredMolecule { parents: None, ..m })
-            .collect(),
+        offline: offline_mols,
         offline_metrics,
         methods,
         proxy_accuracy,
