@@ -22,6 +22,8 @@
 //! - [`vocab`]: the SMILES tokenizer and the token vocabulary (PAD, BOS, EOS + corpus tokens).
 //! - [`prior`]: the SMILES GRU language-model prior in candle (teacher-forced NLL, Adam
 //!   training, seeded sampling, sequence log-likelihood), run on one thread.
+//! - [`optimise`]: the MolStitch pipeline (prior, trajectory balance, rank proxies, stitch +
+//!   IPO rounds) and its evaluation against two baselines under one oracle budget.
 
 pub mod bench;
 pub mod brics;
@@ -32,6 +34,7 @@ pub mod metrics;
 pub mod mol;
 pub mod objectives;
 pub mod offline;
+pub mod optimise;
 pub mod pairing;
 mod parallel;
 pub mod prior;

@@ -14,12 +14,14 @@
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::threads::single_threaded;
-use candle_core::{D, DType, Device, Tensor};
+use candle_core::{D, DType, Device, Tensor, Var};
 use candle_nn::rnn::{GRU, GRUConfig, GRUState, RNN as _};
 use candle_nn::{AdamW, Embedding, Linear, Module as _, Optimizer as _, ParamsAdamW, VarBuilder};
 use candle_nn::{VarMap, ops::log_softmax};
 use rand::seq::SliceRandom as _;
 use rand_distr::{Distribution as _, Normal, Uniform};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 use crate::vocab::{BOS_ID, EOS_ID, PAD_ID, Vocabulary};
 
@@ -27,7 +29,8 @@ use crate::vocab::{BOS_ID, EOS_ID, PAD_ID, Vocabulary};
 const THREAD_NAME: &str = "molstitch-prior";
 
 /// Size and training settings of a [`Prior`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PriorConfig {
     /// Width of the token embedding.
     pub embedding_dim: usize,
@@ -246,8 +249,11 @@ impl Prior {
         Ok(())
     }
 
-    /// Teacher-forced log-likelihood of each sequence of a padded batch, as a (B,) tensor.
-    fn batch_log_likelihoods(&self, seqs: &[&[u32]]) -> Result<Tensor, ComputeError> {
+    /// Teacher-forced log-likelihood log π(x) (nats) of each sequence of a padded batch, as a
+    /// differentiable (B,) f32 tensor: build a loss on it and take a step with
+    /// [`Prior::adam`]. Runs on the calling thread (wrap in [`Prior::on_thread`] to keep
+    /// candle on one thread).
+    pub fn batch_log_likelihoods(&self, seqs: &[&[u32]]) -> Result<Tensor, ComputeError> {
         for s in seqs {
             self.check_sequence(s)?;
         }
@@ -278,6 +284,73 @@ impl Prior {
         let picked = log_probs.gather(&targets, 2)?.squeeze(2)?; // (T, B)
         let mask = Tensor::from_vec(mask, (steps, batch), &self.device)?;
         Ok((picked * mask)?.sum(0)?)
+    }
+
+    /// Runs `work` on the prior's single named thread (see
+    /// [`benchtop_compute::threads::single_threaded`]).
+    pub fn on_thread<T: Send>(
+        work: impl FnOnce() -> Result<T, ComputeError> + Send,
+    ) -> Result<T, ComputeError> {
+        single_threaded(THREAD_NAME, work)
+    }
+
+    /// An Adam optimiser (no weight decay) over every weight of the model plus `extra`
+    /// variables (e.g. a learnable log Z), for steps on a custom loss built from
+    /// [`Prior::batch_log_likelihoods`]: `adam.backward_step(&loss)`.
+    pub fn adam(&self, learning_rate: f64, extra: Vec<Var>) -> Result<AdamW, ComputeError> {
+        if !(learning_rate.is_finite() && learning_rate > 0.0) {
+            return Err(ComputeError::invalid(
+                "learning_rate",
+                "must be a positive finite number",
+            ));
+        }
+        let mut vars = self.sorted_vars()?;
+        vars.extend(extra);
+        let params = ParamsAdamW {
+            lr: learning_rate,
+            weight_decay: 0.0,
+            ..ParamsAdamW::default()
+        };
+        Ok(AdamW::new(vars, params)?)
+    }
+
+    /// The model's variables in name order.
+    fn sorted_vars(&self) -> Result<Vec<Var>, ComputeError> {
+        let vars = self
+            .varmap
+            .data()
+            .lock()
+            .map_err(|_| ComputeError::Numerical("prior weights lock poisoned".into()))?;
+        let mut named: Vec<(&String, &Var)> = vars.iter().collect();
+        named.sort_by(|a, b| a.0.cmp(b.0));
+        Ok(named.into_iter().map(|(_, v)| v.clone()).collect())
+    }
+
+    /// An independent copy with the same vocabulary, configuration and weights (e.g. the
+    /// frozen reference π₀ next to an agent that is trained further, or an agent started from
+    /// the prior). Training either leaves the other unchanged.
+    pub fn frozen_copy(&self) -> Result<Self, ComputeError> {
+        let copy = Self::new(self.vocab.clone(), self.config.clone(), 0)?;
+        for (dst, src) in copy.sorted_vars()?.iter().zip(self.sorted_vars()?) {
+            dst.set(&src.as_tensor().copy()?)?;
+        }
+        Ok(copy)
+    }
+
+    /// Writes the weights to `path` (safetensors; the vocabulary and configuration are the
+    /// caller's to keep, see [`Prior::load`]).
+    pub fn save(&self, path: &Path) -> Result<(), ComputeError> {
+        self.varmap.save(path)?;
+        Ok(())
+    }
+
+    /// A model for `vocab` and `config` with weights read from a file written by
+    /// [`Prior::save`] for the same vocabulary and configuration (shape mismatches are
+    /// errors).
+    pub fn load(vocab: Vocabulary, config: PriorConfig, path: &Path) -> Result<Self, ComputeError> {
+        let mut prior = Self::new(vocab, config, 0)?;
+        prior.varmap.load(path)?;
+        Ok(prior)
     }
 
     /// log π(x) in nats for one encoded sequence `[BOS, tokens…(, EOS)]`: the sum over
@@ -587,6 +660,41 @@ mod tests {
         // The callback can stop training.
         let stopped = prior.train(&seqs, 3, 5, |_| Err(ComputeError::Cancelled));
         assert!(matches!(stopped, Err(ComputeError::Cancelled)));
+    }
+
+    #[test]
+    fn save_load_and_frozen_copy_keep_the_weights() {
+        let (vocab, seqs) = corpus(16);
+        let mut prior = Prior::new(vocab.clone(), tiny(), 4).unwrap();
+        let before = prior.log_likelihoods(&seqs).unwrap();
+        let path =
+            std::env::temp_dir().join(format!("prior-test-{}.safetensors", std::process::id()));
+        prior.save(&path).unwrap();
+        let loaded = Prior::load(vocab.clone(), tiny(), &path).unwrap();
+        assert_eq!(loaded.log_likelihoods(&seqs).unwrap(), before);
+        // A file for another configuration does not load.
+        let wider = PriorConfig {
+            hidden_units: 48,
+            ..tiny()
+        };
+        assert!(Prior::load(vocab, wider, &path).is_err());
+        let _ = std::fs::remove_file(&path);
+        // The copy starts equal and stays frozen while the original trains.
+        let copy = prior.frozen_copy().unwrap();
+        assert_eq!(copy.log_likelihoods(&seqs).unwrap(), before);
+        prior.train(&seqs, 1, 1, |_| Ok(())).unwrap();
+        assert_ne!(prior.log_likelihoods(&seqs).unwrap(), before);
+        assert_eq!(copy.log_likelihoods(&seqs).unwrap(), before);
+        // The differentiable batch likelihood equals the f64 path.
+        let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
+        let batch = prior
+            .batch_log_likelihoods(&refs)
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        for (b, l) in batch.iter().zip(prior.log_likelihoods(&seqs).unwrap()) {
+            assert!((f64::from(*b) - l).abs() < 1e-3 * l.abs());
+        }
     }
 
     #[test]

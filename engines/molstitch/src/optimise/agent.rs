@@ -1,0 +1,216 @@
+//! The generator side: the prior π₀ (pretrained on the offline SMILES, cached on disk), the
+//! trajectory-balance fine-tuning of the agent with a learnable log Z, and IPO steps.
+
+use std::path::{Path, PathBuf};
+
+use benchtop_compute::ComputeError;
+use benchtop_compute::rng::seeded;
+use candle_core::{Device, Tensor, Var};
+use candle_nn::Optimizer as _;
+use rand::seq::SliceRandom as _;
+
+use crate::prior::{EpochReport, Prior, PriorConfig};
+use crate::vocab::Vocabulary;
+
+/// FNV-1a over bytes, continuing from `hash`.
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// The cache file of a prior pretrained on `corpus` with `config`, `epochs` and `seed`:
+/// `prior-<FNV-1a hash of all four, hex>.safetensors` in `dir`.
+pub fn prior_cache_path(
+    dir: &Path,
+    corpus: &[String],
+    config: &PriorConfig,
+    epochs: usize,
+    seed: u64,
+) -> PathBuf {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64;
+    for s in corpus {
+        h = fnv1a(h, s.as_bytes());
+        h = fnv1a(h, b"\n");
+    }
+    h = fnv1a(h, format!("{config:?}|{epochs}|{seed}").as_bytes());
+    dir.join(format!("prior-{h:016x}.safetensors"))
+}
+
+/// How the prior was obtained.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PriorSource {
+    /// Trained now (per-epoch NLL); `saved` is the cache file written, if any.
+    Trained {
+        /// Mean NLL of each epoch (nats).
+        history: Vec<f64>,
+        /// Cache file written.
+        saved: Option<PathBuf>,
+    },
+    /// Read from this cache file.
+    Loaded(PathBuf),
+}
+
+/// The prior for `corpus` (encoded with `vocab`): loaded from `cache_dir` when a file for the
+/// same corpus, configuration, epochs and seed is there, otherwise trained by maximum
+/// likelihood and saved there. `on_epoch` sees each training epoch and may stop it with an
+/// error. A cache file that cannot be written is not an error (the source says `saved: None`).
+pub fn pretrained_prior(
+    vocab: &Vocabulary,
+    corpus: &[String],
+    config: &PriorConfig,
+    epochs: usize,
+    seed: u64,
+    cache_dir: Option<&Path>,
+    on_epoch: impl FnMut(&EpochReport) -> Result<(), ComputeError> + Send,
+) -> Result<(Prior, PriorSource), ComputeError> {
+    let path = cache_dir.map(|d| prior_cache_path(d, corpus, config, epochs, seed));
+    if let Some(p) = path.as_ref().filter(|p| p.is_file())
+        && let Ok(prior) = Prior::load(vocab.clone(), config.clone(), p)
+    {
+        return Ok((prior, PriorSource::Loaded(p.clone())));
+    }
+    let seqs = corpus
+        .iter()
+        .map(|s| vocab.encode(s).map_err(ComputeError::from))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut prior = Prior::new(vocab.clone(), config.clone(), seed)?;
+    let history = if epochs > 0 {
+        prior.train(&seqs, epochs, seed ^ 0x5eed, on_epoch)?
+    } else {
+        Vec::new()
+    };
+    let saved = path.filter(|p| {
+        p.parent()
+            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+            && prior.save(p).is_ok()
+    });
+    Ok((prior, PriorSource::Trained { history, saved }))
+}
+
+/// One epoch's trajectory-balance summary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TbEpoch {
+    /// Epoch, from 1.
+    pub epoch: usize,
+    /// Mean TB loss over the epoch's batches (before each update).
+    pub loss: f64,
+    /// log Z after the epoch.
+    pub log_z: f64,
+}
+
+/// Fine-tunes `agent` on `seqs` with rewards `reward` by the trajectory-balance loss
+/// L = mean (log π_θ(x) + log Z − log π₀(x) − σ r(x))², with a learnable log Z; `prior_logp`
+/// holds log π₀(x). log Z starts at mean(σ r) (its optimum while π_θ = π₀; the paper starts it
+/// at 0.001 with its own learning rate). Mini-batches of the prior's batch size, shuffled from
+/// `seed`; `each_batch` runs before every batch (cancel check). Returns the epochs' summaries
+/// and the final log Z.
+#[allow(clippy::too_many_arguments)]
+pub fn trajectory_balance(
+    agent: &Prior,
+    seqs: &[Vec<u32>],
+    prior_logp: &[f64],
+    reward: &[f64],
+    sigma: f64,
+    learning_rate: f64,
+    epochs: usize,
+    seed: u64,
+    mut each_batch: impl FnMut() -> Result<(), ComputeError> + Send,
+    mut on_epoch: impl FnMut(&TbEpoch) + Send,
+) -> Result<(Vec<TbEpoch>, f64), ComputeError> {
+    if seqs.is_empty() || seqs.len() != prior_logp.len() || seqs.len() != reward.len() {
+        return Err(ComputeError::invalid(
+            "sequences",
+            "need one log π₀ and one reward per sequence, and at least one sequence",
+        ));
+    }
+    let init = sigma * reward.iter().sum::<f64>() / reward.len() as f64;
+    let log_z = Var::from_tensor(&Tensor::new(&[init as f32], &Device::Cpu)?)?;
+    let batch_size = agent.config().batch_size;
+    Prior::on_thread(move || {
+        let mut adam = agent.adam(learning_rate, vec![log_z.clone()])?;
+        let mut rng = seeded(seed);
+        let mut order: Vec<usize> = (0..seqs.len()).collect();
+        let mut out = Vec::with_capacity(epochs);
+        for epoch in 1..=epochs {
+            order.shuffle(&mut rng);
+            let mut total = 0.0;
+            for chunk in order.chunks(batch_size) {
+                each_batch()?;
+                let batch: Vec<&[u32]> = chunk.iter().map(|&i| seqs[i].as_slice()).collect();
+                let target: Vec<f32> = chunk
+                    .iter()
+                    .map(|&i| (prior_logp[i] + sigma * reward[i]) as f32)
+                    .collect();
+                let target = Tensor::from_vec(target, chunk.len(), &Device::Cpu)?;
+                let logp = agent.batch_log_likelihoods(&batch)?;
+                let residual = logp.broadcast_add(log_z.as_tensor())?.sub(&target)?;
+                let loss = residual.sqr()?.mean(0)?;
+                let value = f64::from(loss.to_scalar::<f32>()?);
+                if !value.is_finite() {
+                    return Err(ComputeError::Numerical(format!(
+                        "trajectory-balance loss is {value} in epoch {epoch}"
+                    )));
+                }
+                total += value * chunk.len() as f64;
+                adam.backward_step(&loss)?;
+            }
+            let summary = TbEpoch {
+                epoch,
+                loss: total / seqs.len() as f64,
+                log_z: f64::from(log_z.as_tensor().to_vec1::<f32>()?[0]),
+            };
+            on_epoch(&summary);
+            out.push(summary);
+        }
+        let z = f64::from(log_z.as_tensor().to_vec1::<f32>()?[0]);
+        Ok((out, z))
+    })
+}
+
+/// IPO on `agent` for preference pairs (winner, loser): `steps` Adam steps on
+/// L = ½ mean (h − 1/(2β))², h = [log π_θ(x_w) − log π_θ(x_l)] − [log π₀(x_w) − log π₀(x_l)],
+/// with the reference margins `ref_margin` = log π₀(x_w) − log π₀(x_l) precomputed. Returns
+/// the loss before each step.
+pub fn ipo_steps(
+    agent: &Prior,
+    adam: &mut candle_nn::AdamW,
+    winners: &[Vec<u32>],
+    losers: &[Vec<u32>],
+    ref_margin: &[f64],
+    beta: f64,
+    steps: usize,
+) -> Result<Vec<f64>, ComputeError> {
+    if winners.is_empty() || winners.len() != losers.len() || winners.len() != ref_margin.len() {
+        return Err(ComputeError::invalid(
+            "pairs",
+            "need as many winners, losers and reference margins, at least one",
+        ));
+    }
+    if !(beta.is_finite() && beta > 0.0) {
+        return Err(ComputeError::invalid("beta", format!("{beta} must be > 0")));
+    }
+    let target: Vec<f32> = ref_margin
+        .iter()
+        .map(|m| (m + 1.0 / (2.0 * beta)) as f32)
+        .collect();
+    Prior::on_thread(|| {
+        let target = Tensor::from_vec(target, winners.len(), &Device::Cpu)?;
+        let w: Vec<&[u32]> = winners.iter().map(Vec::as_slice).collect();
+        let l: Vec<&[u32]> = losers.iter().map(Vec::as_slice).collect();
+        let mut losses = Vec::with_capacity(steps);
+        for _ in 0..steps {
+            let margin = (agent.batch_log_likelihoods(&w)? - agent.batch_log_likelihoods(&l)?)?;
+            let loss = ((margin - &target)?.sqr()?.mean(0)? * 0.5)?;
+            let value = f64::from(loss.to_scalar::<f32>()?);
+            if !value.is_finite() {
+                return Err(ComputeError::Numerical(format!("IPO loss is {value}")));
+            }
+            losses.push(value);
+            adam.backward_step(&loss)?;
+        }
+        Ok(losses)
+    })
+}

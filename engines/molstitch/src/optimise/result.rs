@@ -1,0 +1,69 @@
+//! What a run returns: scored molecules, per-method metrics and the training traces.
+
+use serde::{Deserialize, Serialize};
+
+/// One molecule with its objective values.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScoredMolecule {
+    /// RDKit canonical SMILES.
+    pub smiles: String,
+    /// Objective values in [0, 1], in the order of the run's objectives.
+    pub objectives: Vec<f64>,
+    /// The two parents (canonical SMILES) for a crossover child; `None` for sampled molecules.
+    pub parents: Option<(String, String)>,
+}
+
+/// Evaluation metrics of one method (paper appendix L.1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MethodMetrics {
+    /// Hypervolume (reference point 0) of the Pareto front of offline ∪ the method's molecules.
+    pub hypervolume: f64,
+    /// R2 indicator (lower is better) of offline ∪ the method's molecules.
+    pub r2: f64,
+    /// Best weighted score r(x) among the method's valid molecules.
+    pub top1: f64,
+    /// Mean of the 10 best weighted scores.
+    pub top10: f64,
+    /// Mean of the 100 best weighted scores.
+    pub top100: f64,
+    /// Mean pairwise Tanimoto distance of the method's valid molecules.
+    pub diversity: f64,
+    /// Fraction of the oracle budget's strings RDKit parses.
+    pub validity: f64,
+    /// Distinct fraction of the valid molecules.
+    pub uniqueness: f64,
+    /// Fraction of the distinct molecules not in the offline set.
+    pub novelty: f64,
+}
+
+/// One method's evaluation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MethodResult {
+    /// "MolStitch", "Prior fine-tuned" or "BRICS crossover".
+    pub name: String,
+    /// The distinct valid molecules it produced within the budget, scored by the oracle.
+    pub molecules: Vec<ScoredMolecule>,
+    /// Its metrics.
+    pub metrics: MethodMetrics,
+    /// (oracle calls spent, hypervolume of offline ∪ the molecules found within them).
+    pub hypervolume_by_budget: Vec<(usize, f64)>,
+}
+
+/// The outcome of [`crate::optimise::run`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OptimiseResult {
+    /// Objective labels (`qed`, `sa`, `sim`, …), in order.
+    pub objective_labels: Vec<String>,
+    /// The offline set, scored.
+    pub offline: Vec<ScoredMolecule>,
+    /// Metrics of the offline set alone (validity etc. of the offline strings).
+    pub offline_metrics: MethodMetrics,
+    /// "MolStitch", "Prior fine-tuned", "BRICS crossover", in that order.
+    pub methods: Vec<MethodResult>,
+    /// Held-out pair accuracy of the proxy ensemble (mean over proxies) after each round.
+    pub proxy_accuracy: Vec<f64>,
+    /// Mean IPO loss of each stitch round.
+    pub ipo_loss: Vec<f64>,
+    /// Remarks on the run (cache use, skipped rounds, …).
+    pub notes: Vec<String>,
+}
