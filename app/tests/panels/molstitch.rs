@@ -55,12 +55,16 @@ fn molstitch_panel_opens_from_the_catalog_and_stitches() {
     let text = harness.state().session.to_text().expect("serialises");
     assert!(text.contains("fragment_a: Some(0)"), "{text}");
     assert_eq!(s["molecules"], 5000, "{s}");
+    assert!(first.as_str().is_some_and(|c| !c.is_empty()), "{first}");
     let child = &s["child"];
     assert!(
-        child["smiles"].as_str().is_some_and(|c| !c.is_empty()),
+        child["smiles"]
+            .as_str()
+            .is_some_and(|c| !c.is_empty() && child["smiles"] != first),
         "{s}"
     );
-    assert_eq!(child["objectives"].as_array().map(Vec::len), Some(2), "{s}");
+    // QED, SA' and similarity to celecoxib.
+    assert_eq!(child["objectives"].as_array().map(Vec::len), Some(3), "{s}");
     let panel = harness
         .state()
         .session
@@ -114,5 +118,88 @@ fn molstitch_panel_names_bad_input_and_survives_save_and_reopen() {
     assert!(
         text.contains("parent_a: \"CCN(CC)C(=O)c1ccccc1\""),
         "{text}"
+    );
+}
+
+/// A session whose optimisation is tiny (40 offline molecules, a 16-unit prior, 2 rounds).
+fn tiny_optimise_session() -> Session {
+    let text = r"(
+        format_version: 1,
+        panels: [(id: (1), state: MolStitch((
+            params: (optimise: (
+                offline_size: 40,
+                prior: (embedding_dim: 8, hidden_units: 16, layers: 1, learning_rate: 0.01,
+                        batch_size: 16, max_length_tokens: 60),
+                prior_epochs: 1, tb_epochs: 1, n_proxies: 3, proxy_rounds: 2,
+                proxy_pairs_per_round: 20, proxy_hidden_units: 8, stitch_rounds: 2,
+                stitched_per_round: 24, ipo_steps_per_round: 1, pool_size: 20, eval_budget: 16,
+                seed: 3,
+            )),
+            view: (tab: Optimise),
+        )))],
+    )";
+    let doc = benchtop::project::ProjectDoc::parse(text, Path::new("tiny-molstitch.ron"))
+        .expect("test project parses");
+    Session::from_doc(doc, None).expect("test project opens")
+}
+
+#[test]
+fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
+    let mut harness = common::harness(tiny_optimise_session());
+    common::run_until_idle(&mut harness, Duration::from_secs(180));
+    harness.get_by_label("Run optimisation").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(600));
+    // The metrics table, with a row per method.
+    harness.get_by_label("HV ↑");
+    for method in [
+        "Offline set",
+        "MolStitch",
+        "Prior fine-tuned",
+        "BRICS crossover",
+    ] {
+        assert!(
+            harness.query_all_by_label(method).next().is_some(),
+            "{method}"
+        );
+    }
+    let s = summary(&harness.state().session);
+    let methods = &s["optimisation"]["methods"];
+    let offline = methods["Offline set"]["hypervolume"]
+        .as_f64()
+        .expect("offline HV");
+    for method in ["MolStitch", "Prior fine-tuned", "BRICS crossover"] {
+        let hv = methods[method]["hypervolume"].as_f64().expect("HV");
+        assert!(hv >= offline - 1e-12, "{method}: {s}");
+    }
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("molstitch.ron");
+    assert!(
+        harness.state_mut().save_to(&path),
+        "{:?}",
+        harness.state().notices
+    );
+    let sidecar = dir.path().join("molstitch.data");
+    assert!(sidecar.join("molstitch-optimisation.json").exists());
+    assert!(
+        std::fs::read_dir(sidecar.join("molstitch-weights")).is_ok_and(|mut d| d.next().is_some()),
+        "the trained weights are cached in the sidecar"
+    );
+    let reopened = Session::open(&path).expect("the saved project reopens");
+    let again = reopened.panels.values().next().expect("panel").summary();
+    assert_eq!(
+        again["optimisation"], s["optimisation"],
+        "results survive save and reopen"
+    );
+    let panel = reopened.panels.values().next().expect("panel");
+    let names: Vec<String> = panel.figures().into_iter().map(|f| f.name).collect();
+    assert!(
+        names.iter().any(|n| n == "molstitch-optimisation"),
+        "{names:?}"
+    );
+    let tables: Vec<String> = panel.data_tables().into_iter().map(|t| t.name).collect();
+    assert!(
+        tables.iter().any(|n| n == "molstitch-metrics"),
+        "{tables:?}"
     );
 }

@@ -10,14 +10,18 @@
 mod figures;
 mod library;
 mod mol_draw;
+mod molecule_export;
 mod objectives_ui;
+mod optimise_tab;
 mod stitch;
 mod stitch_tab;
+mod sweeps;
 
 use std::path::{Path, PathBuf};
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_compute::{CancelToken, Progress};
 use benchtop_molstitch::ObjectiveSpec;
+use benchtop_molstitch::optimise::{OptimiseConfig, OptimiseResult};
 use serde::{Deserialize, Serialize};
 
 use crate::panels::{
@@ -54,6 +58,8 @@ pub enum MolStitchTab {
     /// The stitching viewer.
     #[default]
     Stitch,
+    /// MolStitch against its baselines.
+    Optimise,
 }
 
 /// Which parent a click in the scatter sets.
@@ -107,9 +113,10 @@ impl Default for StitchParams {
     }
 }
 
-/// The objectives a new panel scores: QED and normalised SA.
+/// The objectives a new panel scores: the optimisation's defaults (QED, normalised SA and
+/// similarity to celecoxib).
 fn default_objectives() -> Vec<ObjectiveSpec> {
-    vec![ObjectiveSpec::Qed, ObjectiveSpec::Sa]
+    OptimiseConfig::default().objectives
 }
 
 /// The parameters a user edits (the unit of undo).
@@ -122,6 +129,8 @@ pub struct MolStitchParams {
     pub objectives: Vec<ObjectiveSpec>,
     /// The viewer's parents and fragments.
     pub stitch: StitchParams,
+    /// The optimisation settings (its objectives are replaced by [`Self::objectives`]).
+    pub optimise: OptimiseConfig,
 }
 
 impl Default for MolStitchParams {
@@ -130,6 +139,7 @@ impl Default for MolStitchParams {
             data: DataParams::default(),
             objectives: default_objectives(),
             stitch: StitchParams::default(),
+            optimise: OptimiseConfig::default(),
         }
     }
 }
@@ -151,6 +161,12 @@ impl MolStitchParams {
                     message: error.to_string(),
                 });
             }
+        }
+        if issues.is_empty() {
+            issues.extend(ParamIssue::from_result(
+                "params.optimise",
+                optimise_tab::run_config(self).validate(),
+            ));
         }
         issues
     }
@@ -181,6 +197,27 @@ impl Default for MolStitchView {
     }
 }
 
+/// What `benchtop run` computes for this panel (the molecule set and the stitch always).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HeadlessTasks {
+    /// Run the optimisation (minutes).
+    pub optimise: bool,
+}
+
+/// Results kept with the project: the optimisation result (JSON in the sidecar).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SavedResults {
+    /// Sidecar file of the optimisation result.
+    pub optimise_file: Option<String>,
+}
+
+/// Sidecar sub-folder of the cached prior and StitchNet weights.
+const WEIGHTS_FOLDER: &str = "molstitch-weights";
+/// Sidecar file of the optimisation result.
+const RESULT_FILE: &str = "molstitch-optimisation.json";
+
 /// Everything the project file stores for this panel.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -189,33 +226,86 @@ pub struct MolStitchState {
     pub params: MolStitchParams,
     /// View settings.
     pub view: MolStitchView,
+    /// What a headless run computes.
+    pub headless: HeadlessTasks,
+    /// Results.
+    pub results: SavedResults,
 }
 
 /// The panel.
 pub struct MolStitchPanel {
     params: MolStitchParams,
     view: MolStitchView,
+    headless: HeadlessTasks,
     history: UndoHistory<MolStitchParams>,
     project_dir: Option<PathBuf>,
+    /// Where trained weights are cached: the project's sidecar once it has one.
+    cache_dir: PathBuf,
     stitch: stitch_tab::StitchTab,
+    optimise: optimise_tab::OptimiseTab,
+    warning: Option<String>,
 }
 
 impl MolStitchPanel {
-    /// A panel showing `state`.
+    /// A panel showing `state` (no results); weights are cached in the temporary folder until
+    /// the project is saved.
     pub fn new(state: MolStitchState) -> Self {
         Self {
             history: UndoHistory::new(state.params.clone()),
             params: state.params,
             view: state.view,
+            headless: state.headless,
             project_dir: None,
+            cache_dir: std::env::temp_dir().join("benchtop-molstitch-weights"),
             stitch: stitch_tab::StitchTab::default(),
+            optimise: optimise_tab::OptimiseTab::default(),
+            warning: None,
         }
     }
 
-    /// Rebuilds the panel from its saved state (the molecule set is rescored, the stitching
-    /// recomputed: both are deterministic).
-    pub fn restore(state: MolStitchState, _sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        Ok(Self::new(state))
+    /// Rebuilds the panel from its saved state: the optimisation result and the weight cache
+    /// come from `sidecar`; the molecule set is rescored and the stitching recomputed (both are
+    /// deterministic). A result that cannot be read is dropped with a warning.
+    pub fn restore(state: MolStitchState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
+        let results = state.results.clone();
+        let mut panel = Self::new(state);
+        if let Some(sidecar) = sidecar {
+            panel.cache_dir = sidecar.dir().join(WEIGHTS_FOLDER);
+            if let Some(file) = &results.optimise_file {
+                let read = sidecar
+                    .read_text(file)
+                    .and_then(|text| Ok(serde_json::from_str::<OptimiseResult>(&text)?));
+                match read {
+                    Ok(result) => panel.optimise.set_result(Some(result)),
+                    Err(error) => {
+                        panel.warning = Some(format!(
+                            "the saved optimisation result was not restored ({error:#}); run it again"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(panel)
+    }
+
+    /// Copies the cached weights into the sidecar's weight folder (when they live elsewhere).
+    fn save_weights(&self, sidecar: &Sidecar) -> anyhow::Result<()> {
+        let target = sidecar.dir().join(WEIGHTS_FOLDER);
+        if target == self.cache_dir || !self.cache_dir.is_dir() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&target)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
+        for entry in std::fs::read_dir(&self.cache_dir)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", self.cache_dir.display()))?
+        {
+            let path = entry?.path();
+            if let Some(name) = path.file_name().filter(|_| path.is_file()) {
+                std::fs::copy(&path, target.join(name))
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -229,11 +319,13 @@ impl Panel for MolStitchPanel {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
+        crate::widgets::dismissible_warning(ui, &mut self.warning);
         if let Some(dir) = context.project_dir {
             self.project_dir = Some(dir.to_path_buf());
         }
         ui.horizontal(|ui| {
             ui.selectable_value(&mut self.view.tab, MolStitchTab::Stitch, "Stitch");
+            ui.selectable_value(&mut self.view.tab, MolStitchTab::Optimise, "Optimise");
         });
         ui.separator();
         let project_dir = self.project_dir.clone();
@@ -249,6 +341,19 @@ impl Panel for MolStitchPanel {
                         context,
                     );
                 }
+                MolStitchTab::Optimise => {
+                    self.stitch
+                        .refresh(&self.params, project_dir.as_deref(), context, ui.ctx());
+                    let library = self.stitch.library();
+                    self.optimise.ui(
+                        ui,
+                        &mut self.params,
+                        &self.view,
+                        library.as_ref(),
+                        Some(&self.cache_dir),
+                        context,
+                    );
+                }
             });
         let interacting = ui.input(|input| input.pointer.any_down());
         self.history.observe(&self.params, interacting);
@@ -256,16 +361,27 @@ impl Panel for MolStitchPanel {
 
     fn poll(&mut self) {
         self.stitch.poll();
+        self.optimise.poll();
     }
 
     fn is_busy(&self) -> bool {
-        self.stitch.is_busy()
+        self.stitch.is_busy() || self.optimise.is_busy()
     }
 
-    fn save(&self, _sidecar: Option<&Sidecar>) -> anyhow::Result<PanelState> {
+    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<PanelState> {
+        let mut results = SavedResults::default();
+        if let Some(sidecar) = sidecar {
+            self.save_weights(sidecar)?;
+            if let Some(result) = self.optimise.result() {
+                let text = serde_json::to_string(&*result)?;
+                results.optimise_file = Some(sidecar.write_text(RESULT_FILE, &text)?);
+            }
+        }
         Ok(PanelState::MolStitch(MolStitchState {
             params: self.params.clone(),
             view: self.view.clone(),
+            headless: self.headless,
+            results,
         }))
     }
 
@@ -303,6 +419,16 @@ impl Panel for MolStitchPanel {
                 figure,
                 params: value,
                 seed: None,
+                engine: ENGINE,
+            });
+        }
+        if let Some(result) = self.optimise.result() {
+            out.push(PanelFigure {
+                name: "molstitch-optimisation".into(),
+                figure: optimise_tab::results_figure(&result, &self.params, &self.view),
+                params: serde_json::to_value(optimise_tab::run_config(&self.params))
+                    .unwrap_or_default(),
+                seed: Some(self.params.optimise.seed),
                 engine: ENGINE,
             });
         }
@@ -359,6 +485,9 @@ impl Panel for MolStitchPanel {
                 rows,
             });
         }
+        if let Some(result) = self.optimise.result() {
+            tables.extend(optimise_tab::tables(&result));
+        }
         tables
     }
 
@@ -399,26 +528,41 @@ impl Panel for MolStitchPanel {
                 );
             }
         }
+        if let Some(result) = self.optimise.result() {
+            summary.insert("optimisation".into(), optimise_tab::summary(&result));
+        }
         serde_json::Value::Object(summary)
     }
 
     fn sweep_support(&self) -> SweepSupport {
-        crate::sweep::SweepSupport {
-            params: Vec::new(),
-            outputs: Vec::new(),
-            evaluator: std::sync::Arc::new(NoSweep),
-            fingerprint: String::new(),
-            references: std::sync::Arc::new(|_, _, _, _| None),
-        }
+        sweeps::support(
+            &self.params,
+            self.stitch.library(),
+            Some(self.cache_dir.clone()),
+        )
     }
 
     fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
+        let stitch_share = if self.headless.optimise { 0.1 } else { 1.0 };
         self.stitch.run_blocking(
             &mut self.params,
             self.project_dir.as_deref(),
-            progress,
+            &progress.slice(0.0, stitch_share),
             cancel,
         )?;
+        if self.headless.optimise {
+            let set = self
+                .stitch
+                .library()
+                .ok_or_else(|| anyhow::anyhow!("no molecules to optimise"))?;
+            self.optimise.run_blocking(
+                &self.params,
+                &set,
+                Some(&self.cache_dir),
+                &progress.slice(stitch_share, 1.0),
+                cancel,
+            )?;
+        }
         progress.set(1.0, "done");
         Ok(())
     }
@@ -446,19 +590,3 @@ impl Panel for MolStitchPanel {
 
 /// The engine name and version recorded in figure provenance.
 const ENGINE: (&str, &str) = ("benchtop-molstitch", env!("CARGO_PKG_VERSION"));
-
-/// TEMPORARY until the optimisation tab lands (replaced by `sweeps`).
-struct NoSweep;
-
-impl crate::sweep::SweepEvaluator for NoSweep {
-    fn evaluate(
-        &self,
-        _assignment: &std::collections::BTreeMap<String, f64>,
-        _outputs: &[String],
-        _seed: u64,
-        _progress: &Progress,
-        _cancel: &CancelToken,
-    ) -> Result<std::collections::BTreeMap<String, f64>, ComputeError> {
-        Err(ComputeError::invalid("sweep", "nothing to sweep yet"))
-    }
-}

@@ -38,7 +38,9 @@ pub fn to_sdf(labels: &[String], rows: &[ExportRow]) -> Result<String, ChemError
     for row in rows {
         let block = Molecule::from_smiles(&row.smiles)?.molblock()?;
         // The first line of a mol block is its title.
-        let body = block.split_once('\n').map_or(block.as_str(), |(_, rest)| rest);
+        let body = block
+            .split_once('\n')
+            .map_or(block.as_str(), |(_, rest)| rest);
         out.push_str(&row.smiles);
         out.push('\n');
         out.push_str(body);
@@ -56,7 +58,12 @@ pub fn to_sdf(labels: &[String], rows: &[ExportRow]) -> Result<String, ChemError
 
 /// A grid of drawings (at most `max` molecules, `columns` per row), each titled with its
 /// group and objective values.
-pub fn grid_figure(title: &str, rows: &[ExportRow], columns: usize, max: usize) -> Result<Figure, ChemError> {
+pub fn grid_figure(
+    title: &str,
+    rows: &[ExportRow],
+    columns: usize,
+    max: usize,
+) -> Result<Figure, ChemError> {
     let shown = &rows[..rows.len().min(max)];
     let columns = columns.clamp(1, shown.len().max(1));
     let grid_rows = shown.len().div_ceil(columns).max(1);
@@ -79,8 +86,16 @@ mod tests {
 
     fn rows() -> Vec<ExportRow> {
         vec![
-            ExportRow { smiles: "CCO".into(), group: "offline".into(), objectives: vec![0.4, 0.9] },
-            ExportRow { smiles: "c1ccccc1O".into(), group: "MolStitch".into(), objectives: vec![0.5, 0.8] },
+            ExportRow {
+                smiles: "CCO".into(),
+                group: "offline".into(),
+                objectives: vec![0.4, 0.9],
+            },
+            ExportRow {
+                smiles: "c1ccccc1O".into(),
+                group: "MolStitch".into(),
+                objectives: vec![0.5, 0.8],
+            },
         ]
     }
 
@@ -89,7 +104,10 @@ mod tests {
         let labels = vec!["qed".to_owned(), "sa".to_owned()];
         let csv = to_csv(&labels, &rows()).unwrap();
         assert_eq!(csv.lines().next(), Some("smiles,group,qed,sa"));
-        assert_eq!(csv.lines().nth(2), Some("c1ccccc1O,MolStitch,0.500000,0.800000"));
+        assert_eq!(
+            csv.lines().nth(2),
+            Some("c1ccccc1O,MolStitch,0.500000,0.800000")
+        );
         let sdf = to_sdf(&labels, &rows()).unwrap();
         assert_eq!(sdf.matches("$$$$").count(), 2);
         // The SDF reads back with the engine's loader, properties included.
@@ -97,7 +115,11 @@ mod tests {
         assert!(data.errors.is_empty(), "{:?}", data.errors);
         assert_eq!(data.smiles(), ["CCO", "Oc1ccccc1"]);
         assert_eq!(data.property("qed").unwrap(), [Some(0.4), Some(0.5)]);
-        let bad = [ExportRow { smiles: "C1CC(".into(), group: "x".into(), objectives: vec![] }];
+        let bad = [ExportRow {
+            smiles: "C1CC(".into(),
+            group: "x".into(),
+            objectives: vec![],
+        }];
         assert!(to_sdf(&labels, &bad).is_err());
     }
 

@@ -1,9 +1,7 @@
 //! The objective list editor: each objective in [0, 1] with its parameters, add and remove.
 
 use benchtop_molstitch::ObjectiveSpec;
-
-/// Celecoxib, the default reference of a similarity objective.
-pub const DEFAULT_REFERENCE: &str = "Cc1ccc(-c2cc(C(F)(F)F)nn2-c2ccc(S(N)(=O)=O)cc2)cc1";
+use benchtop_molstitch::optimise::config::DEFAULT_REFERENCE_SMILES;
 
 /// A readable name of an objective (plot axes and tables).
 pub fn objective_name(spec: &ObjectiveSpec) -> String {
@@ -22,7 +20,7 @@ fn templates() -> [ObjectiveSpec; 5] {
         ObjectiveSpec::Qed,
         ObjectiveSpec::Sa,
         ObjectiveSpec::Similarity {
-            reference: DEFAULT_REFERENCE.to_owned(),
+            reference: DEFAULT_REFERENCE_SMILES.to_owned(),
         },
         ObjectiveSpec::LogpWindow {
             lo: 1.0,
@@ -37,6 +35,15 @@ fn templates() -> [ObjectiveSpec; 5] {
     ]
 }
 
+/// The three numbers of a window objective, each after its own label.
+fn window_ui(ui: &mut egui::Ui, values: [&mut f64; 3], speed: f64) {
+    for (label, value) in ["from", "to", "fall-off"].into_iter().zip(values) {
+        let name = ui.label(label);
+        ui.add(egui::DragValue::new(value).speed(speed))
+            .labelled_by(name.id);
+    }
+}
+
 /// Edits `specs` in place (at least one objective is kept).
 pub fn objectives_ui(ui: &mut egui::Ui, specs: &mut Vec<ObjectiveSpec>) {
     let mut remove = None;
@@ -48,14 +55,13 @@ pub fn objectives_ui(ui: &mut egui::Ui, specs: &mut Vec<ObjectiveSpec>) {
                     ui.label(objective_name(spec));
                 }
                 ObjectiveSpec::Similarity { reference } => {
-                    ui.label("Similarity to");
-                    ui.add(egui::TextEdit::singleline(reference).desired_width(220.0));
+                    let name = ui.label("Similarity to");
+                    ui.add(egui::TextEdit::singleline(reference).desired_width(220.0))
+                        .labelled_by(name.id);
                 }
                 ObjectiveSpec::LogpWindow { lo, hi, width } => {
                     ui.label("logP window");
-                    ui.add(egui::DragValue::new(lo).speed(0.1).prefix("from "));
-                    ui.add(egui::DragValue::new(hi).speed(0.1).prefix("to "));
-                    ui.add(egui::DragValue::new(width).speed(0.05).prefix("fall-off "));
+                    window_ui(ui, [lo, hi, width], 0.1);
                 }
                 ObjectiveSpec::TpsaWindow {
                     lo_a2,
@@ -63,13 +69,7 @@ pub fn objectives_ui(ui: &mut egui::Ui, specs: &mut Vec<ObjectiveSpec>) {
                     width_a2,
                 } => {
                     ui.label("TPSA window (Å²)");
-                    ui.add(egui::DragValue::new(lo_a2).speed(1.0).prefix("from "));
-                    ui.add(egui::DragValue::new(hi_a2).speed(1.0).prefix("to "));
-                    ui.add(
-                        egui::DragValue::new(width_a2)
-                            .speed(0.5)
-                            .prefix("fall-off "),
-                    );
+                    window_ui(ui, [lo_a2, hi_a2, width_a2], 1.0);
                 }
             }
             if ui.small_button("Remove").clicked() {

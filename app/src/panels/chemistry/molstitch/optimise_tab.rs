@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_molstitch::metrics::pareto_front;
-use benchtop_molstitch::optimise::{self, OptimiseConfig, OptimiseEvent, OptimiseResult};
+use benchtop_molstitch::optimise::{
+    self, MethodMetrics, OptimiseConfig, OptimiseEvent, OptimiseResult,
+};
 
 use super::library::MoleculeSet;
 use super::molecule_export::{ExportRow, grid_figure, to_csv, to_sdf};
@@ -16,7 +18,7 @@ use super::objectives_ui::objective_name;
 use super::{MolStitchParams, MolStitchView};
 use crate::figure::{Figure, FigureViewState, Line, Rgba, Scatter, Subplot, show_figure};
 use crate::jobs::{JobOutcome, JobSlot};
-use crate::panels::PanelContext;
+use crate::panels::{DataTable, PanelContext};
 use crate::widgets::job_progress;
 
 /// The method whose improvement the tab reports.
@@ -61,8 +63,12 @@ impl LiveCurves {
                 self.ipo_loss.push(*ipo_loss);
                 self.valid_fraction.push(*valid_fraction);
             }
-            OptimiseEvent::Evaluated { method, hypervolume } => {
-                self.notes.push(format!("{method}: hypervolume {hypervolume:.4}"));
+            OptimiseEvent::Evaluated {
+                method,
+                hypervolume,
+            } => {
+                self.notes
+                    .push(format!("{method}: hypervolume {hypervolume:.4}"));
             }
         }
     }
@@ -138,11 +144,23 @@ impl OptimiseTab {
         }
         self.error = None;
         self.live = LiveCurves::default();
-        let started = self.job.start("molstitch: optimise", context.jobs, Some(ctx.clone()), move |job| {
-            run_on(&set, &config, cache_dir.as_deref(), &job.progress, &job.cancel, &mut |event| {
-                job.send(event.clone());
-            })
-        });
+        let started = self.job.start(
+            "molstitch: optimise",
+            context.jobs,
+            Some(ctx.clone()),
+            move |job| {
+                run_on(
+                    &set,
+                    &config,
+                    cache_dir.as_deref(),
+                    &job.progress,
+                    &job.cancel,
+                    &mut |event| {
+                        job.send(event.clone());
+                    },
+                )
+            },
+        );
         if let Err(error) = started {
             self.error = Some(error.to_string());
         }
@@ -159,7 +177,9 @@ impl OptimiseTab {
     ) -> anyhow::Result<()> {
         let config = run_config(params);
         let live = &mut self.live;
-        let result = run_on(set, &config, cache_dir, progress, cancel, &mut |event| live.apply(event))?;
+        let result = run_on(set, &config, cache_dir, progress, cancel, &mut |event| {
+            live.apply(event);
+        })?;
         self.result = Some(Arc::new(result));
         Ok(())
     }
@@ -169,11 +189,13 @@ impl OptimiseTab {
         ui: &mut egui::Ui,
         params: &mut MolStitchParams,
         view: &MolStitchView,
-        set: Option<Arc<MoleculeSet>>,
-        cache_dir: Option<PathBuf>,
+        set: Option<&Arc<MoleculeSet>>,
+        cache_dir: Option<&Path>,
         context: &PanelContext<'_>,
     ) {
-        egui::CollapsingHeader::new("Settings").default_open(true).show(ui, |ui| settings_ui(ui, params));
+        egui::CollapsingHeader::new("Settings")
+            .default_open(true)
+            .show(ui, |ui| settings_ui(ui, params));
         ui.horizontal(|ui| {
             if let Some(info) = self.job.info() {
                 if job_progress(ui, info, "Stop") {
@@ -186,9 +208,10 @@ impl OptimiseTab {
                     ui.label("(waiting for the molecule set to be scored)");
                 }
                 if run.clicked()
-                    && let Some(set) = set.clone()
+                    && let Some(set) = set
                 {
-                    self.start(params, set, cache_dir.clone(), context, ui.ctx());
+                    let cache = cache_dir.map(Path::to_path_buf);
+                    self.start(params, Arc::clone(set), cache, context, ui.ctx());
                 }
             }
         });
@@ -214,7 +237,11 @@ impl OptimiseTab {
 
     fn export_ui(&mut self, ui: &mut egui::Ui, result: &OptimiseResult) {
         ui.horizontal(|ui| {
-            for (label, extension) in [("Export molecules as CSV…", "csv"), ("Export molecules as SDF…", "sdf"), ("Export best molecules as SVG grid…", "svg")] {
+            for (label, extension) in [
+                ("Export molecules as CSV…", "csv"),
+                ("Export molecules as SDF…", "sdf"),
+                ("Export best molecules as SVG grid…", "svg"),
+            ] {
                 if ui.button(label).clicked()
                     && let Some(path) = rfd::FileDialog::new()
                         .set_file_name(format!("molstitch-molecules.{extension}"))
@@ -241,17 +268,29 @@ pub(super) fn export_rows(result: &OptimiseResult) -> Vec<ExportRow> {
         let mut group: Vec<ExportRow> = method
             .molecules
             .iter()
-            .map(|m| ExportRow { smiles: m.smiles.clone(), group: method.name.clone(), objectives: m.objectives.clone() })
+            .map(|m| ExportRow {
+                smiles: m.smiles.clone(),
+                group: method.name.clone(),
+                objectives: m.objectives.clone(),
+            })
             .collect();
         group.sort_by(|a, b| mean(&b.objectives).total_cmp(&mean(&a.objectives)));
         rows.extend(group);
     }
-    rows.extend(result.offline.iter().map(|m| ExportRow { smiles: m.smiles.clone(), group: "offline".to_owned(), objectives: m.objectives.clone() }));
+    rows.extend(result.offline.iter().map(|m| ExportRow {
+        smiles: m.smiles.clone(),
+        group: "offline".to_owned(),
+        objectives: m.objectives.clone(),
+    }));
     rows
 }
 
 fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
 }
 
 /// Writes the molecules to `path` by its extension: `.csv`, `.sdf`, or `.svg` (a grid of the
@@ -259,7 +298,11 @@ fn mean(v: &[f64]) -> f64 {
 pub(super) fn export_molecules(result: &OptimiseResult, path: &Path) -> anyhow::Result<()> {
     let rows = export_rows(result);
     let labels = &result.objective_labels;
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let text = match extension.as_str() {
         "csv" => to_csv(labels, &rows)?,
         "sdf" | "sd" => to_sdf(labels, &rows)?,
@@ -268,7 +311,9 @@ pub(super) fn export_molecules(result: &OptimiseResult, path: &Path) -> anyhow::
             let figure = grid_figure("MolStitch: best generated molecules", &best, 6, 24)?;
             crate::figure::render_svg(&figure, &crate::figure::ExportOptions::default())?
         }
-        other => anyhow::bail!("unknown molecule export format `.{other}` (use .csv, .sdf or .svg)"),
+        other => {
+            anyhow::bail!("unknown molecule export format `.{other}` (use .csv, .sdf or .svg)")
+        }
     };
     std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(())
@@ -276,42 +321,52 @@ pub(super) fn export_molecules(result: &OptimiseResult, path: &Path) -> anyhow::
 
 fn settings_ui(ui: &mut egui::Ui, params: &mut MolStitchParams) {
     let c = &mut params.optimise;
-    egui::Grid::new("molstitch optimise settings").num_columns(4).show(ui, |ui| {
-        let mut count = |ui: &mut egui::Ui, label: &str, value: &mut usize, max: usize| {
-            let name = ui.label(label);
-            ui.add(egui::DragValue::new(value).range(1..=max)).labelled_by(name.id);
-        };
-        count(ui, "Offline molecules used", &mut c.offline_size, 100_000);
-        count(ui, "Prior epochs", &mut c.prior_epochs, 1000);
-        ui.end_row();
-        count(ui, "Proxies M", &mut c.n_proxies, 32);
-        count(ui, "Proxy rounds", &mut c.proxy_rounds, 1000);
-        ui.end_row();
-        count(ui, "Stitch rounds", &mut c.stitch_rounds, 1000);
-        count(ui, "Stitches per round", &mut c.stitched_per_round, 10_000);
-        ui.end_row();
-        count(ui, "Parent pool", &mut c.pool_size, 100_000);
-        count(ui, "Oracle budget per method", &mut c.eval_budget, 100_000);
-        ui.end_row();
-        let mut real = |ui: &mut egui::Ui, label: &str, value: &mut f64, speed: f64| {
-            let name = ui.label(label);
-            ui.add(egui::DragValue::new(value).speed(speed)).labelled_by(name.id);
-        };
-        real(ui, "IPO β", &mut c.beta, 0.01);
-        real(ui, "Dirichlet α", &mut c.dirichlet_alpha, 0.05);
-        ui.end_row();
-        real(ui, "TB reward scale σ", &mut c.sigma, 1.0);
-        let name = ui.label("Seed");
-        ui.add(egui::DragValue::new(&mut c.seed)).labelled_by(name.id);
-        ui.end_row();
-    });
+    egui::Grid::new("molstitch optimise settings")
+        .num_columns(4)
+        .show(ui, |ui| {
+            let count = |ui: &mut egui::Ui, label: &str, value: &mut usize, max: usize| {
+                let name = ui.label(label);
+                ui.add(egui::DragValue::new(value).range(1..=max))
+                    .labelled_by(name.id);
+            };
+            count(ui, "Offline molecules used", &mut c.offline_size, 100_000);
+            count(ui, "Prior epochs", &mut c.prior_epochs, 1000);
+            ui.end_row();
+            count(ui, "Proxies M", &mut c.n_proxies, 32);
+            count(ui, "Proxy rounds", &mut c.proxy_rounds, 1000);
+            ui.end_row();
+            count(ui, "Stitch rounds", &mut c.stitch_rounds, 1000);
+            count(ui, "Stitches per round", &mut c.stitched_per_round, 10_000);
+            ui.end_row();
+            count(ui, "Parent pool", &mut c.pool_size, 100_000);
+            count(ui, "Oracle budget per method", &mut c.eval_budget, 100_000);
+            ui.end_row();
+            let real = |ui: &mut egui::Ui, label: &str, value: &mut f64, speed: f64| {
+                let name = ui.label(label);
+                ui.add(egui::DragValue::new(value).speed(speed))
+                    .labelled_by(name.id);
+            };
+            real(ui, "IPO β", &mut c.beta, 0.01);
+            real(ui, "Dirichlet α", &mut c.dirichlet_alpha, 0.05);
+            ui.end_row();
+            real(ui, "TB reward scale σ", &mut c.sigma, 1.0);
+            let name = ui.label("Seed");
+            ui.add(egui::DragValue::new(&mut c.seed))
+                .labelled_by(name.id);
+            ui.end_row();
+        });
     let n = params.objectives.len();
     params.optimise.weights.resize(n, 1.0);
     ui.horizontal_wrapped(|ui| {
         ui.label("Reward weights:");
-        for (spec, w) in params.objectives.iter().zip(params.optimise.weights.iter_mut()) {
-            ui.label(objective_name(spec));
-            ui.add(egui::DragValue::new(w).speed(0.05).range(0.0..=100.0));
+        for (spec, w) in params
+            .objectives
+            .iter()
+            .zip(params.optimise.weights.iter_mut())
+        {
+            let name = ui.label(objective_name(spec));
+            ui.add(egui::DragValue::new(w).speed(0.05).range(0.0..=100.0))
+                .labelled_by(name.id);
         }
     });
 }
@@ -330,30 +385,91 @@ fn live_figure(live: &LiveCurves) -> Figure {
     Figure::new("MolStitch training")
         .grid(1, 3)
         .size_in(10.0, 3.2)
-        .subplot(Subplot::new("Prior pretraining").x_label("epoch").y_label("NLL (nats)").line("prior", index(&live.prior_nll), live.prior_nll.clone()))
-        .subplot(Subplot::new("Rank proxies").x_label("round").y_label("held-out pair accuracy").y_range(0.0, 1.0).line("proxies", index(&live.proxy_accuracy), live.proxy_accuracy.clone()))
-        .subplot(Subplot::new("IPO on stitched pairs").x_label("stitch round").y_label("IPO loss").line("IPO", index(&live.ipo_loss), live.ipo_loss.clone()))
+        .subplot(
+            Subplot::new("Prior pretraining")
+                .x_label("epoch")
+                .y_label("NLL (nats)")
+                .line("prior", index(&live.prior_nll), live.prior_nll.clone()),
+        )
+        .subplot(
+            Subplot::new("Rank proxies")
+                .x_label("round")
+                .y_label("held-out pair accuracy")
+                .y_range(0.0, 1.0)
+                .line(
+                    "proxies",
+                    index(&live.proxy_accuracy),
+                    live.proxy_accuracy.clone(),
+                ),
+        )
+        .subplot(
+            Subplot::new("IPO on stitched pairs")
+                .x_label("stitch round")
+                .y_label("IPO loss")
+                .line("IPO", index(&live.ipo_loss), live.ipo_loss.clone()),
+        )
 }
 
 /// The result figure: Pareto scatter of generated vs offline on the view's axes, hypervolume
 /// against oracle calls, and the proxy and IPO curves.
-pub(super) fn results_figure(result: &OptimiseResult, params: &MolStitchParams, view: &MolStitchView) -> Figure {
+pub(super) fn results_figure(
+    result: &OptimiseResult,
+    params: &MolStitchParams,
+    view: &MolStitchView,
+) -> Figure {
     let (ix, iy) = (view.x_objective, view.y_objective);
-    let name = |i: usize| params.objectives.get(i).map(objective_name).unwrap_or_default();
-    let offline: Vec<Vec<f64>> = result.offline.iter().map(|m| m.objectives.clone()).collect();
+    let name = |i: usize| {
+        params
+            .objectives
+            .get(i)
+            .map(objective_name)
+            .unwrap_or_default()
+    };
+    let offline: Vec<Vec<f64>> = result
+        .offline
+        .iter()
+        .map(|m| m.objectives.clone())
+        .collect();
     let (xs, ys) = super::figures::xy(&offline, ix, iy);
-    let mut pareto = Subplot::new("Generated vs offline molecules").x_label(name(ix)).y_label(name(iy)).x_range(0.0, 1.0).y_range(0.0, 1.0).legend(true)
-        .with(Scatter::new("offline", xs, ys).color(Rgba::rgb(170, 170, 170)).size_pt(1.5));
+    let mut pareto = Subplot::new("Generated vs offline molecules")
+        .x_label(name(ix))
+        .y_label(name(iy))
+        .x_range(0.0, 1.0)
+        .y_range(0.0, 1.0)
+        .legend(true)
+        .with(
+            Scatter::new("offline", xs, ys)
+                .color(Rgba::rgb(170, 170, 170))
+                .size_pt(1.5),
+        );
     if let Ok(front) = pareto_front(&offline) {
-        pareto.push(super::figures::front_line("offline front", &offline, &front, ix, iy, super::figures::FRONT_COLOR));
+        pareto.push(super::figures::front_line(
+            "offline front",
+            &offline,
+            &front,
+            ix,
+            iy,
+            super::figures::FRONT_COLOR,
+        ));
     }
-    let mut hv = Subplot::new("Hypervolume of offline ∪ generated").x_label("oracle calls").y_label("hypervolume").legend(true);
+    let mut hv = Subplot::new("Hypervolume of offline ∪ generated")
+        .x_label("oracle calls")
+        .y_label("hypervolume")
+        .legend(true);
     hv = hv.hline(result.offline_metrics.hypervolume, "offline set");
     for method in &result.methods {
         let color = method_color(&method.name);
-        let points: Vec<Vec<f64>> = method.molecules.iter().map(|m| m.objectives.clone()).collect();
+        let points: Vec<Vec<f64>> = method
+            .molecules
+            .iter()
+            .map(|m| m.objectives.clone())
+            .collect();
         let (mx, my) = super::figures::xy(&points, ix, iy);
-        pareto.push(Scatter::new(method.name.clone(), mx, my).color(color.with_alpha(170)).size_pt(2.5));
+        pareto.push(
+            Scatter::new(method.name.clone(), mx, my)
+                .color(color.with_alpha(170))
+                .size_pt(2.5),
+        );
         let mut union = offline.clone();
         union.extend(points);
         if let Ok(front) = pareto_front(&union) {
@@ -362,31 +478,198 @@ pub(super) fn results_figure(result: &OptimiseResult, params: &MolStitchParams, 
                 pareto.push(super::figures::front_line("", &union, &own, ix, iy, color));
             }
         }
-        let (bx, by): (Vec<f64>, Vec<f64>) = method.hypervolume_by_budget.iter().map(|&(b, h)| (b as f64, h)).unzip();
-        hv.push(Line::new(method.name.clone(), bx, by).color(color).width_pt(1.8));
+        let (bx, by): (Vec<f64>, Vec<f64>) = method
+            .hypervolume_by_budget
+            .iter()
+            .map(|&(b, h)| (b as f64, h))
+            .unzip();
+        hv.push(
+            Line::new(method.name.clone(), bx, by)
+                .color(color)
+                .width_pt(1.8),
+        );
     }
     let index = |v: &[f64]| (1..=v.len()).map(|i| i as f64).collect::<Vec<f64>>();
-    let curves = Subplot::new("Proxy accuracy and IPO loss").x_label("round").y_label("value").legend(true)
-        .with(Line::new("proxy pair accuracy", index(&result.proxy_accuracy), result.proxy_accuracy.clone()))
-        .with(Line::new("IPO loss", index(&result.ipo_loss), result.ipo_loss.clone()));
-    Figure::new("MolStitch optimisation").grid(1, 3).size_in(12.0, 4.0).subplot(pareto).subplot(hv).subplot(curves)
+    let curves = Subplot::new("Proxy accuracy and IPO loss")
+        .x_label("round")
+        .y_label("value")
+        .legend(true)
+        .with(Line::new(
+            "proxy pair accuracy",
+            index(&result.proxy_accuracy),
+            result.proxy_accuracy.clone(),
+        ))
+        .with(Line::new(
+            "IPO loss",
+            index(&result.ipo_loss),
+            result.ipo_loss.clone(),
+        ));
+    Figure::new("MolStitch optimisation")
+        .grid(1, 3)
+        .size_in(12.0, 4.0)
+        .subplot(pareto)
+        .subplot(hv)
+        .subplot(curves)
+}
+
+/// The metrics of the offline set and each method, in the table's order.
+fn metric_rows(result: &OptimiseResult) -> Vec<(&str, &MethodMetrics, usize)> {
+    std::iter::once(("Offline set", &result.offline_metrics, result.offline.len()))
+        .chain(
+            result
+                .methods
+                .iter()
+                .map(|m| (m.name.as_str(), &m.metrics, m.molecules.len())),
+        )
+        .collect()
+}
+
+fn metric_values(m: &MethodMetrics) -> [f64; 9] {
+    [
+        m.hypervolume,
+        m.r2,
+        m.top1,
+        m.top10,
+        m.top100,
+        m.diversity,
+        m.validity,
+        m.uniqueness,
+        m.novelty,
+    ]
+}
+
+/// Metric names in [`metric_values`]' order (CSV and `summary.json` keys).
+const METRIC_KEYS: [&str; 9] = [
+    "hypervolume",
+    "r2",
+    "top1",
+    "top10",
+    "top100",
+    "diversity",
+    "validity",
+    "uniqueness",
+    "novelty",
+];
+
+/// CSV tables: metrics per method (row 0 the offline set, then the methods in order) and
+/// hypervolume against oracle calls per method.
+pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
+    let mut columns = vec!["method".to_owned()];
+    columns.extend(METRIC_KEYS.iter().map(|k| (*k).to_owned()));
+    columns.push("molecules".to_owned());
+    #[allow(clippy::cast_precision_loss)]
+    let rows = metric_rows(result)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, m, n))| {
+            let mut row = vec![i as f64];
+            row.extend(metric_values(m));
+            row.push(n as f64);
+            row
+        })
+        .collect();
+    #[allow(clippy::cast_precision_loss)]
+    let budget_rows = result
+        .methods
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| {
+            m.hypervolume_by_budget
+                .iter()
+                .map(move |&(b, h)| vec![(i + 1) as f64, b as f64, h])
+        })
+        .collect();
+    vec![
+        DataTable {
+            name: "molstitch-metrics".into(),
+            columns,
+            rows,
+        },
+        DataTable {
+            name: "molstitch-hypervolume-by-budget".into(),
+            columns: ["method", "oracle_calls", "hypervolume"]
+                .map(str::to_owned)
+                .to_vec(),
+            rows: budget_rows,
+        },
+    ]
+}
+
+/// `summary.json`'s `optimisation` object: metrics per method (offline set included), whether
+/// MolStitch's hypervolume beats the offline set and each baseline, its 5 best molecules, and
+/// the run's notes.
+pub(super) fn summary(result: &OptimiseResult) -> serde_json::Value {
+    let mut methods = serde_json::Map::new();
+    for (name, m, n) in metric_rows(result) {
+        let mut entry: serde_json::Map<String, serde_json::Value> = METRIC_KEYS
+            .iter()
+            .zip(metric_values(m))
+            .map(|(k, v)| ((*k).to_owned(), v.into()))
+            .collect();
+        entry.insert("molecules".into(), n.into());
+        methods.insert(name.to_owned(), entry.into());
+    }
+    let hv = |name: &str| {
+        result
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.metrics.hypervolume)
+    };
+    let ours = hv(MOLSTITCH).unwrap_or(f64::NAN);
+    let beats: serde_json::Map<String, serde_json::Value> =
+        std::iter::once(("Offline set".to_owned(), result.offline_metrics.hypervolume))
+            .chain(
+                result
+                    .methods
+                    .iter()
+                    .filter(|m| m.name != MOLSTITCH)
+                    .map(|m| (m.name.clone(), m.metrics.hypervolume)),
+            )
+            .map(|(name, h)| (name, (ours > h).into()))
+            .collect();
+    let best: Vec<serde_json::Value> = export_rows(result)
+        .into_iter()
+        .filter(|r| r.group == MOLSTITCH)
+        .take(5)
+        .map(|r| serde_json::json!({"smiles": r.smiles, "objectives": r.objectives}))
+        .collect();
+    serde_json::json!({
+        "objectives": result.objective_labels,
+        "methods": methods,
+        "molstitch_hypervolume_beats": beats,
+        "best_molstitch_molecules": best,
+        "notes": result.notes,
+    })
 }
 
 fn metrics_ui(ui: &mut egui::Ui, result: &OptimiseResult) {
-    egui::Grid::new("molstitch metrics").striped(true).show(ui, |ui| {
-        for h in ["Method", "HV ↑", "R2 ↓", "top-1", "top-10", "top-100", "diversity", "validity", "uniqueness", "novelty", "molecules"] {
-            ui.strong(h);
-        }
-        ui.end_row();
-        let rows = std::iter::once(("Offline set", &result.offline_metrics, result.offline.len()))
-            .chain(result.methods.iter().map(|m| (m.name.as_str(), &m.metrics, m.molecules.len())));
-        for (name, m, n) in rows {
-            ui.label(name);
-            for v in [m.hypervolume, m.r2, m.top1, m.top10, m.top100, m.diversity, m.validity, m.uniqueness, m.novelty] {
-                ui.label(format!("{v:.4}"));
+    egui::Grid::new("molstitch metrics")
+        .striped(true)
+        .show(ui, |ui| {
+            for h in [
+                "Method",
+                "HV ↑",
+                "R2 ↓",
+                "top-1",
+                "top-10",
+                "top-100",
+                "diversity",
+                "validity",
+                "uniqueness",
+                "novelty",
+                "molecules",
+            ] {
+                ui.strong(h);
             }
-            ui.label(n.to_string());
             ui.end_row();
-        }
-    });
+            for (name, m, n) in metric_rows(result) {
+                ui.label(name);
+                for v in metric_values(m) {
+                    ui.label(format!("{v:.4}"));
+                }
+                ui.label(n.to_string());
+                ui.end_row();
+            }
+        });
 }
