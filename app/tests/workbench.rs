@@ -354,6 +354,8 @@ fn every_project_runs_headless() {
             "findr-planted-line-attractor" => findr::check_findr(&summary),
             "neurotree-real-sample" => neurotree::check_neurotree_real(&summary),
             "neurotree-planted-dmn" => neurotree::check_neurotree_planted(&summary),
+            "molstitch-stitching" => molstitch::check_molstitch_stitching(&summary),
+            "molstitch-optimise" => molstitch::check_molstitch_optimise(&summary),
             _ => {}
         }
     }

@@ -209,8 +209,8 @@ pub struct MolStitchBench {
     /// Offline molecules the prior is trained on before sampling is timed.
     #[arg(long, default_value_t = 2000)]
     pub train_molecules: usize,
-    /// Untimed training epochs of the prior.
-    #[arg(long, default_value_t = 2)]
+    /// Untimed training epochs of the prior (the optimisation's prior size).
+    #[arg(long, default_value_t = 6)]
     pub train_epochs: usize,
     /// Molecules sampled in the timed part.
     #[arg(long, default_value_t = 500)]

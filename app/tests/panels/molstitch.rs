@@ -203,3 +203,32 @@ fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
         "{tables:?}"
     );
 }
+
+/// The stitching example: the offline set scored on three objectives and the best fragment
+/// pair of the two parents stitched into a valid child.
+pub fn check_molstitch_stitching(summary: &serde_json::Value) {
+    let s = &summary["panels"][0]["summary"];
+    assert_eq!(s["molecules"], 5000, "{s}");
+    assert_eq!(s["objectives"].as_array().map(Vec::len), Some(3), "{s}");
+    let child = s["child"]["smiles"].as_str().expect("a stitched child");
+    assert!(
+        benchtop_molstitch::Molecule::from_smiles(child).is_ok(),
+        "{child}"
+    );
+    assert!(
+        s["gallery_children"].as_u64().is_some_and(|n| n >= 1),
+        "{s}"
+    );
+}
+
+/// The optimisation example: MolStitch's molecules enlarge the offline set's hypervolume.
+pub fn check_molstitch_optimise(summary: &serde_json::Value) {
+    let s = &summary["panels"][0]["summary"]["optimisation"];
+    let hv = |name: &str| {
+        s["methods"][name]["hypervolume"]
+            .as_f64()
+            .expect("hypervolume")
+    };
+    assert!(hv("MolStitch") > hv("Offline set"), "{s}");
+    assert_eq!(s["molstitch_hypervolume_beats"]["Offline set"], true, "{s}");
+}

@@ -270,7 +270,13 @@ impl MolStitchPanel {
         let results = state.results.clone();
         let mut panel = Self::new(state);
         if let Some(sidecar) = sidecar {
-            panel.cache_dir = sidecar.dir().join(WEIGHTS_FOLDER);
+            // Weights saved with the project are reused; a project without them (e.g. an
+            // example in the repository) caches in the temporary folder, so that running it
+            // writes nothing next to the project file.
+            let saved_weights = sidecar.dir().join(WEIGHTS_FOLDER);
+            if saved_weights.is_dir() {
+                panel.cache_dir = saved_weights;
+            }
             if let Some(file) = &results.optimise_file {
                 let read = sidecar
                     .read_text(file)
