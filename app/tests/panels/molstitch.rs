@@ -232,3 +232,50 @@ pub fn check_molstitch_optimise(summary: &serde_json::Value) {
     assert!(hv("MolStitch") > hv("Offline set"), "{s}");
     assert_eq!(s["molstitch_hypervolume_beats"]["Offline set"], true, "{s}");
 }
+
+#[test]
+fn chem_props_writes_one_row_per_input_and_names_invalid_smiles() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let input = dir.path().join("in.csv");
+    std::fs::write(
+        &input,
+        "name,SMILES\naspirin,CC(=O)Oc1ccccc1C(=O)O\nbroken,C1CC(\n",
+    )
+    .expect("input");
+    let out = dir.path().join("props.csv");
+    let status = super::benchtop()
+        .args([
+            "chem",
+            "props",
+            &input.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ])
+        .status()
+        .expect("benchtop runs");
+    assert!(status.success());
+    let text = std::fs::read_to_string(&out).expect("output");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "smiles,mw,logp,tpsa,qed,sa,error");
+    // Aspirin: MW 180.159, logP 1.3101, TPSA 63.6 (RDKit).
+    assert!(
+        lines[1].starts_with("CC(=O)Oc1ccccc1C(=O)O,180.1590,1.3101,63.6000,"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("C1CC(,,,,,,") && lines[2].contains("invalid SMILES"),
+        "{text}"
+    );
+    let missing = super::benchtop()
+        .args([
+            "chem",
+            "props",
+            &out.with_file_name("none.smi").display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ])
+        .output()
+        .expect("benchtop runs");
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("none.smi"));
+}

@@ -41,7 +41,7 @@ pub const KIND: PanelKind = PanelKind {
     field: Field::Chemistry,
     paper: Paper {
         title: "Offline Model-based Optimization for Real-World Molecular Discovery",
-        authors: "Dong Hyeon Shin, Young-Han Son, Hyun Jung Lee, Dong-Hee Lee, Tae-Eui Kam",
+        authors: "Dong-Hee Shin et al.",
         venue: "ICML 2025",
         link: "https://openreview.net/forum?id=erbRHt0XgI",
     },
