@@ -63,6 +63,16 @@ impl<T: Clone + PartialEq> UndoHistory<T> {
         Some(next)
     }
 
+    /// Undoes into `target` (the edited parameters); false when there is nothing to undo.
+    pub fn undo_into(&mut self, target: &mut T) -> bool {
+        self.undo().map(|previous| *target = previous).is_some()
+    }
+
+    /// Redoes into `target`; false when there is nothing to redo.
+    pub fn redo_into(&mut self, target: &mut T) -> bool {
+        self.redo().map(|next| *target = next).is_some()
+    }
+
     /// Whether there is something to undo.
     pub fn can_undo(&self) -> bool {
         !self.undo.is_empty()
@@ -103,6 +113,19 @@ mod tests {
         assert_eq!(history.undo(), Some(2));
         assert_eq!(history.undo(), Some(1));
         assert_eq!(history.undo(), None);
+    }
+
+    #[test]
+    fn undo_into_and_redo_into_write_the_target() {
+        let mut history = UndoHistory::new(1);
+        let mut params = 2;
+        history.observe(&params, false);
+        assert!(history.undo_into(&mut params));
+        assert_eq!(params, 1);
+        assert!(!history.undo_into(&mut params));
+        assert!(history.redo_into(&mut params));
+        assert_eq!(params, 2);
+        assert!(!history.redo_into(&mut params));
     }
 
     #[test]

@@ -45,6 +45,31 @@ pub fn front_line(
     Line::new(name, xs, ys).color(color).width_pt(1.5)
 }
 
+/// A molecule set's scatter on objectives (`ix`, `iy`) in grey with its Pareto front (indices
+/// into the rows) in orange; `labels` name the points and the front in the legend.
+pub fn set_subplot(
+    title: &str,
+    (rows, front): (&[Vec<f64>], &[usize]),
+    specs: &[ObjectiveSpec],
+    (ix, iy): (usize, usize),
+    labels: (&str, &str),
+) -> Subplot {
+    let name = |i: usize| specs.get(i).map(objective_name).unwrap_or_default();
+    let (xs, ys) = xy(rows, ix, iy);
+    Subplot::new(title)
+        .x_label(name(ix))
+        .y_label(name(iy))
+        .x_range(0.0, 1.0)
+        .y_range(0.0, 1.0)
+        .legend(true)
+        .with(
+            Scatter::new(labels.0, xs, ys)
+                .color(Rgba::rgb(160, 160, 160))
+                .size_pt(1.5),
+        )
+        .with(front_line(labels.1, rows, front, ix, iy, FRONT_COLOR))
+}
+
 /// The set's scatter on objectives (`ix`, `iy`) with its front, the parents and the child.
 pub fn molecules_figure(
     set: &MoleculeSet,
@@ -52,27 +77,13 @@ pub fn molecules_figure(
     specs: &[ObjectiveSpec],
     (ix, iy): (usize, usize),
 ) -> Figure {
-    let name = |i: usize| specs.get(i).map(objective_name).unwrap_or_default();
-    let (xs, ys) = xy(&set.objectives, ix, iy);
-    let mut subplot = Subplot::new(format!("{} ({} molecules)", set.source, set.smiles.len()))
-        .x_label(name(ix))
-        .y_label(name(iy))
-        .x_range(0.0, 1.0)
-        .y_range(0.0, 1.0)
-        .legend(true)
-        .with(
-            Scatter::new("molecules", xs, ys)
-                .color(Rgba::rgb(160, 160, 160))
-                .size_pt(1.5),
-        )
-        .with(front_line(
-            "Pareto front",
-            &set.objectives,
-            &set.front,
-            ix,
-            iy,
-            FRONT_COLOR,
-        ));
+    let mut subplot = set_subplot(
+        &format!("{} ({} molecules)", set.source, set.smiles.len()),
+        (&set.objectives, &set.front),
+        specs,
+        (ix, iy),
+        ("molecules", "Pareto front"),
+    );
     if let Some(s) = stitched {
         for (label, parent, color) in [
             ("parent A", &s.a, PARENT_A_COLOR),

@@ -418,40 +418,19 @@ pub(super) fn results_figure(
     view: &MolStitchView,
 ) -> Figure {
     let (ix, iy) = (view.x_objective, view.y_objective);
-    let name = |i: usize| {
-        params
-            .objectives
-            .get(i)
-            .map(objective_name)
-            .unwrap_or_default()
-    };
     let offline: Vec<Vec<f64>> = result
         .offline
         .iter()
         .map(|m| m.objectives.clone())
         .collect();
-    let (xs, ys) = super::figures::xy(&offline, ix, iy);
-    let mut pareto = Subplot::new("Generated vs offline molecules")
-        .x_label(name(ix))
-        .y_label(name(iy))
-        .x_range(0.0, 1.0)
-        .y_range(0.0, 1.0)
-        .legend(true)
-        .with(
-            Scatter::new("offline", xs, ys)
-                .color(Rgba::rgb(170, 170, 170))
-                .size_pt(1.5),
-        );
-    if let Ok(front) = pareto_front(&offline) {
-        pareto.push(super::figures::front_line(
-            "offline front",
-            &offline,
-            &front,
-            ix,
-            iy,
-            super::figures::FRONT_COLOR,
-        ));
-    }
+    let offline_front = pareto_front(&offline).unwrap_or_default();
+    let mut pareto = super::figures::set_subplot(
+        "Generated vs offline molecules",
+        (&offline, &offline_front),
+        &params.objectives,
+        (ix, iy),
+        ("offline", "offline front"),
+    );
     let mut hv = Subplot::new("Hypervolume of offline ∪ generated")
         .x_label("oracle calls")
         .y_label("hypervolume")
@@ -595,6 +574,25 @@ pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
     ]
 }
 
+/// MolStitch's metrics in `result`.
+pub(super) fn molstitch_metrics(result: &OptimiseResult) -> Option<&MethodMetrics> {
+    result
+        .methods
+        .iter()
+        .find(|m| m.name == MOLSTITCH)
+        .map(|m| &m.metrics)
+}
+
+/// The larger hypervolume of the two baselines (NaN when there is none).
+pub(super) fn best_baseline_hypervolume(result: &OptimiseResult) -> f64 {
+    result
+        .methods
+        .iter()
+        .filter(|m| m.name != MOLSTITCH)
+        .map(|m| m.metrics.hypervolume)
+        .fold(f64::NAN, f64::max)
+}
+
 /// `summary.json`'s `optimisation` object: metrics per method (offline set included), whether
 /// MolStitch's hypervolume beats the offline set and each baseline, its 5 best molecules, and
 /// the run's notes.
@@ -609,14 +607,7 @@ pub(super) fn summary(result: &OptimiseResult) -> serde_json::Value {
         entry.insert("molecules".into(), n.into());
         methods.insert(name.to_owned(), entry.into());
     }
-    let hv = |name: &str| {
-        result
-            .methods
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.metrics.hypervolume)
-    };
-    let ours = hv(MOLSTITCH).unwrap_or(f64::NAN);
+    let ours = molstitch_metrics(result).map_or(f64::NAN, |m| m.hypervolume);
     let beats: serde_json::Map<String, serde_json::Value> =
         std::iter::once(("Offline set".to_owned(), result.offline_metrics.hypervolume))
             .chain(

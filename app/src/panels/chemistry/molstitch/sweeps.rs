@@ -11,7 +11,7 @@ use benchtop_molstitch::optimise::{self, OptimiseConfig};
 
 use super::MolStitchParams;
 use super::library::MoleculeSet;
-use super::optimise_tab::{MOLSTITCH, run_config};
+use super::optimise_tab::{best_baseline_hypervolume, molstitch_metrics, run_config};
 use crate::sweep::{SweepEvaluator, SweepOutput, SweepParam, SweepSupport, as_count};
 
 /// The sweep support for the current parameters and molecule set.
@@ -152,32 +152,21 @@ impl SweepEvaluator for MolStitchEvaluator {
             cancel,
             &mut |_| {},
         )?;
-        let hv = |name: &str| {
-            result
-                .methods
-                .iter()
-                .find(|m| m.name == name)
-                .map(|m| m.metrics.hypervolume)
-        };
         let mut values = BTreeMap::new();
-        if let Some(h) = hv(MOLSTITCH) {
-            values.insert("hv.molstitch".to_owned(), h);
+        if let Some(m) = molstitch_metrics(&result) {
+            values.insert("hv.molstitch".to_owned(), m.hypervolume);
             values.insert(
                 "hv.gain_over_offline".to_owned(),
-                h - result.offline_metrics.hypervolume,
+                m.hypervolume - result.offline_metrics.hypervolume,
             );
-            let best = result
-                .methods
-                .iter()
-                .filter(|m| m.name != MOLSTITCH)
-                .map(|m| m.metrics.hypervolume)
-                .fold(f64::NAN, f64::max);
+            let best = best_baseline_hypervolume(&result);
             if best.is_finite() {
-                values.insert("hv.gain_over_best_baseline".to_owned(), h - best);
+                values.insert(
+                    "hv.gain_over_best_baseline".to_owned(),
+                    m.hypervolume - best,
+                );
             }
-        }
-        if let Some(m) = result.methods.iter().find(|m| m.name == MOLSTITCH) {
-            values.insert("r2.molstitch".to_owned(), m.metrics.r2);
+            values.insert("r2.molstitch".to_owned(), m.r2);
         }
         Ok(values)
     }

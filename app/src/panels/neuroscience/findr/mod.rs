@@ -479,23 +479,11 @@ impl Panel for FindrPanel {
     }
 
     fn undo(&mut self) -> bool {
-        match self.history.undo() {
-            Some(params) => {
-                self.params = params;
-                true
-            }
-            None => false,
-        }
+        self.history.undo_into(&mut self.params)
     }
 
     fn redo(&mut self) -> bool {
-        match self.history.redo() {
-            Some(params) => {
-                self.params = params;
-                true
-            }
-            None => false,
-        }
+        self.history.redo_into(&mut self.params)
     }
 }
 
