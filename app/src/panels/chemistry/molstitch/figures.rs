@@ -45,6 +45,15 @@ pub fn front_line(
     Line::new(name, xs, ys).color(color).width_pt(1.5)
 }
 
+/// The shown range of objective `i` over `rows`: from the minimum (rounded down to 0.1) to 1.
+pub fn fitted_range<'a>(rows: impl IntoIterator<Item = &'a Vec<f64>>, i: usize) -> (f64, f64) {
+    let lo = rows
+        .into_iter()
+        .filter_map(|v| v.get(i).copied())
+        .fold(1.0_f64, f64::min);
+    (((lo * 10.0).floor() / 10.0).clamp(0.0, 0.9), 1.0)
+}
+
 /// A molecule set's scatter on objectives (`ix`, `iy`) in grey with its Pareto front (indices
 /// into the rows) in orange; `labels` name the points and the front in the legend.
 pub fn set_subplot(
@@ -56,11 +65,12 @@ pub fn set_subplot(
 ) -> Subplot {
     let name = |i: usize| specs.get(i).map(objective_name).unwrap_or_default();
     let (xs, ys) = xy(rows, ix, iy);
+    let (x_range, y_range) = (fitted_range(rows, ix), fitted_range(rows, iy));
     Subplot::new(title)
         .x_label(name(ix))
         .y_label(name(iy))
-        .x_range(0.0, 1.0)
-        .y_range(0.0, 1.0)
+        .x_range(x_range.0, x_range.1)
+        .y_range(y_range.0, y_range.1)
         .legend(true)
         .with(
             Scatter::new(labels.0, xs, ys)

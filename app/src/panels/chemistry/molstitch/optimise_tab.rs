@@ -431,6 +431,21 @@ pub(super) fn results_figure(
         (ix, iy),
         ("offline", "offline front"),
     );
+    let every = || {
+        offline.iter().chain(
+            result
+                .methods
+                .iter()
+                .flat_map(|m| m.molecules.iter().map(|x| &x.objectives)),
+        )
+    };
+    let (x_range, y_range) = (
+        super::figures::fitted_range(every(), ix),
+        super::figures::fitted_range(every(), iy),
+    );
+    pareto = pareto
+        .x_range(x_range.0, x_range.1)
+        .y_range(y_range.0, y_range.1);
     let mut hv = Subplot::new("Hypervolume of offline ∪ generated")
         .x_label("oracle calls")
         .y_label("hypervolume")

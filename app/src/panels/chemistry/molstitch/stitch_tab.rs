@@ -8,6 +8,7 @@ use std::sync::Arc;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Vec2};
 
+use super::figures::fitted_range;
 use super::library::{self, MoleculeSet};
 use super::mol_draw::{self, fragment_color, highlights};
 use super::objectives_ui::{objective_name, objectives_ui};
@@ -290,7 +291,10 @@ impl StitchTab {
         let (ix, iy) = (view.x_objective, view.y_objective);
         let set = self.library.clone();
         let (xr, yr) = set.as_deref().map_or(((0.0, 1.0), (0.0, 1.0)), |set| {
-            (axis_range(set, ix), axis_range(set, iy))
+            (
+                fitted_range(&set.objectives, ix),
+                fitted_range(&set.objectives, iy),
+            )
         });
         #[allow(clippy::cast_possible_truncation)]
         let to_screen = |v: &[f64]| {
@@ -400,16 +404,6 @@ impl StitchTab {
             names.get(iy).map_or("", String::as_str)
         ));
     }
-}
-
-/// The shown range of objective `i`: from its minimum over the set (rounded down to 0.1) to 1.
-fn axis_range(set: &MoleculeSet, i: usize) -> (f64, f64) {
-    let lo = set
-        .objectives
-        .iter()
-        .filter_map(|v| v.get(i).copied())
-        .fold(1.0_f64, f64::min);
-    (((lo * 10.0).floor() / 10.0).clamp(0.0, 0.9), 1.0)
 }
 
 fn axis_combo(ui: &mut egui::Ui, axis: &str, names: &[String], selected: &mut usize) {
