@@ -21,6 +21,17 @@ fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
     hash
 }
 
+/// FNV-1a hash of every string of `corpus` (newline-terminated) followed by `extra`: the key
+/// of the weight caches.
+pub fn cache_hash(corpus: &[String], extra: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64;
+    for s in corpus {
+        h = fnv1a(h, s.as_bytes());
+        h = fnv1a(h, b"\n");
+    }
+    fnv1a(h, extra.as_bytes())
+}
+
 /// The cache file of a prior pretrained on `corpus` with `config`, `epochs` and `seed`:
 /// `prior-<FNV-1a hash of all four, hex>.safetensors` in `dir`.
 pub fn prior_cache_path(
@@ -30,16 +41,11 @@ pub fn prior_cache_path(
     epochs: usize,
     seed: u64,
 ) -> PathBuf {
-    let mut h = 0xcbf2_9ce4_8422_2325_u64;
-    for s in corpus {
-        h = fnv1a(h, s.as_bytes());
-        h = fnv1a(h, b"\n");
-    }
-    h = fnv1a(h, format!("{config:?}|{epochs}|{seed}").as_bytes());
+    let h = cache_hash(corpus, &format!("{config:?}|{epochs}|{seed}"));
     dir.join(format!("prior-{h:016x}.safetensors"))
 }
 
-/// How the prior was obtained.
+/// How the prior (or StitchNet) was obtained.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PriorSource {
     /// Trained now (per-epoch NLL); `saved` is the cache file written, if any.

@@ -4,7 +4,9 @@ use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
 
 use crate::objectives::ObjectiveSpec;
+use super::stitch::StitchOperator;
 use crate::prior::PriorConfig;
+use crate::stitchnet::StitchConfig;
 
 /// Reference drug of the default similarity objective: celecoxib.
 pub const DEFAULT_REFERENCE_SMILES: &str = "Cc1ccc(-c2cc(C(F)(F)F)nn2-c2ccc(S(N)(=O)=O)cc2)cc1";
@@ -41,6 +43,17 @@ pub struct OptimiseConfig {
     pub proxy_hidden_units: usize,
     /// Learning rate of the proxies (paper: 5e-4, weight decay 1e-4).
     pub proxy_learning_rate: f64,
+    /// The operator of the stitch rounds: StitchNet (default, the paper's) or the rule-based
+    /// BRICS stitch (for comparison).
+    pub stitch_operator: StitchOperator,
+    /// StitchNet's size and training settings (paper: the prior's 128 / 3×512, Adam 1e-3).
+    pub stitchnet: StitchConfig,
+    /// BRICS crossover pairs of the offline set StitchNet is pretrained on (paper: ZINC pairs).
+    pub stitch_pairs: usize,
+    /// Epochs of StitchNet pretraining (paper: 10).
+    pub stitch_epochs: usize,
+    /// Sampling temperature of StitchNet's decoder in the stitch rounds.
+    pub stitch_temperature: f64,
     /// Concentration α of the preference draws Dir(α·1) of priority sampling (paper: 1).
     pub dirichlet_alpha: f64,
     /// Stitch + IPO rounds (paper: 16 per step).
@@ -91,6 +104,17 @@ impl Default for OptimiseConfig {
             proxy_pairs_per_round: 200,
             proxy_hidden_units: 64,
             proxy_learning_rate: 1e-3,
+            stitch_operator: StitchOperator::StitchNet,
+            stitchnet: StitchConfig {
+                embedding_dim: 32,
+                hidden_units: 128,
+                learning_rate: 3e-3,
+                batch_size: 64,
+                max_length_tokens: 100,
+            },
+            stitch_pairs: 2000,
+            stitch_epochs: 4,
+            stitch_temperature: 1.0,
             dirichlet_alpha: 1.0,
             stitch_rounds: 16,
             stitched_per_round: 128,
@@ -167,6 +191,14 @@ impl OptimiseConfig {
         at_least("proxy_hidden_units", self.proxy_hidden_units, 1)?;
         positive("proxy_learning_rate", self.proxy_learning_rate)?;
         positive("agent_learning_rate", self.agent_learning_rate)?;
+        self.stitchnet.validate().map_err(|e| match e {
+            ComputeError::InvalidParameter { name, reason } => {
+                ComputeError::invalid(format!("stitchnet.{name}"), reason)
+            }
+            other => other,
+        })?;
+        at_least("stitch_pairs", self.stitch_pairs, 1)?;
+        positive("stitch_temperature", self.stitch_temperature)?;
         positive("dirichlet_alpha", self.dirichlet_alpha)?;
         at_least("stitched_per_round", self.stitched_per_round, 2)?;
         at_least("pool_size", self.pool_size, 2)?;

@@ -16,7 +16,9 @@ use super::evaluate::{Candidate, evaluate_method, metrics, score_candidates};
 use super::events::OptimiseEvent;
 use super::proxy::{RankProxies, fingerprint_matrix};
 use super::result::OptimiseResult;
-use super::stitch::{FragmentCache, StitchOperator, priority_stitch};
+use super::stitch::{
+    FragmentCache, StitchOperator, Stitcher, pretrained_stitchnet, priority_stitch,
+};
 use crate::mol::Molecule;
 use crate::objectives::{MORGAN_BITS, MORGAN_RADIUS, Objectives, weighted_sum};
 use crate::pairing::derangement_pairs;
@@ -29,9 +31,6 @@ pub const METHOD_FINE_TUNED: &str = "Prior fine-tuned";
 /// Name of the random-crossover baseline.
 pub const METHOD_CROSSOVER: &str = "BRICS crossover";
 
-/// The stitch operator the pipeline uses (switch to StitchNet here once it is merged).
-pub const STITCH_OPERATOR: StitchOperator = StitchOperator::Brics;
-
 /// Seed streams of the run.
 mod stream {
     pub const PRIOR: u64 = 1;
@@ -42,12 +41,14 @@ mod stream {
     pub const STITCH: u64 = 6;
     pub const SAMPLE: u64 = 7;
     pub const CROSSOVER: u64 = 8;
+    pub const STITCHNET: u64 = 9;
 }
 
 /// Progress fractions at the start of each stage.
-const STAGE_START: [(&str, f64); 7] = [
+const STAGE_START: [(&str, f64); 8] = [
     ("score offline", 0.0),
     ("prior", 0.05),
+    ("stitchnet", 0.30),
     ("fine-tune", 0.45),
     ("proxies", 0.55),
     ("stitch", 0.62),
@@ -182,8 +183,68 @@ pub fn run(
     }
     cancel.check()?;
 
-    // Trajectory-balance fine-tuning of the agent: the "Prior fine-tuned" baseline.
+    // StitchNet, pretrained on BRICS crossover pairs of the offline set (or cached).
     let (start, end) = stage(2, progress, on_event);
+    let stitchnet = match config.stitch_operator {
+        StitchOperator::Brics => {
+            notes.push("stitch operator: rule-based BRICS (StitchNet not used)".into());
+            None
+        }
+        StitchOperator::StitchNet => {
+            let (net, source) = {
+                let on_event = &mut *on_event;
+                pretrained_stitchnet(
+                    &vocab,
+                    &corpus,
+                    &config.stitchnet,
+                    config.stitch_pairs,
+                    config.stitch_epochs,
+                    derive_seed(config.seed, stream::STITCHNET),
+                    cache_dir,
+                    &mut |r| {
+                        on_event(&OptimiseEvent::StitchNetEpoch {
+                            epoch: r.epoch,
+                            epochs: r.epochs,
+                            nll: r.mean_nll_nats,
+                        });
+                        progress.set(
+                            start + (end - start) * r.epoch as f64 / r.epochs.max(1) as f64,
+                            format!("StitchNet epoch {}/{}", r.epoch, r.epochs),
+                        );
+                        !cancel.is_cancelled()
+                    },
+                )?
+            };
+            cancel.check()?;
+            match &source {
+                PriorSource::Loaded(path) => {
+                    on_event(&OptimiseEvent::StitchNetLoaded {
+                        path: path.display().to_string(),
+                    });
+                    notes.push(format!("StitchNet loaded from cache {}", path.display()));
+                }
+                PriorSource::Trained { saved, .. } => match saved {
+                    Some(p) => notes.push(format!("StitchNet trained and cached at {}", p.display())),
+                    None if cache_dir.is_some() => {
+                        notes.push("StitchNet trained; the cache file could not be written".into());
+                    }
+                    None => notes.push("StitchNet trained (no cache directory)".into()),
+                },
+            }
+            Some(net)
+        }
+    };
+    let stitcher = match &stitchnet {
+        Some(net) => Stitcher::Net {
+            net,
+            temperature: config.stitch_temperature,
+        },
+        None => Stitcher::Brics,
+    };
+    cancel.check()?;
+
+    // Trajectory-balance fine-tuning of the agent: the "Prior fine-tuned" baseline.
+    let (start, end) = stage(3, progress, on_event);
     let seqs: Vec<Vec<u32>> = corpus
         .iter()
         .map(|s| vocab.encode(s))
@@ -220,7 +281,7 @@ pub fn run(
     cancel.check()?;
 
     // Rank proxies on the offline set.
-    let (start, end) = stage(3, progress, on_event);
+    let (start, end) = stage(4, progress, on_event);
     let fps = corpus
         .iter()
         .map(|s| {
@@ -274,7 +335,7 @@ pub fn run(
     }
 
     // Stitch + IPO rounds on the agent.
-    let (start, end) = stage(4, progress, on_event);
+    let (start, end) = stage(5, progress, on_event);
     let mut ranked: Vec<usize> = (0..corpus.len()).collect();
     ranked.sort_by(|&a, &b| rewards[b].total_cmp(&rewards[a]).then(a.cmp(&b)));
     ranked.truncate(config.pool_size);
@@ -293,7 +354,7 @@ pub fn run(
             &pool_values,
             config.stitched_per_round,
             config.dirichlet_alpha,
-            STITCH_OPERATOR,
+            stitcher,
             &mut cache,
             &mut stitch_rng,
             |s| vocab.encode(s).is_ok_and(|ids| ids.len() <= max_tokens + 1),
@@ -363,7 +424,7 @@ pub fn run(
     }
 
     // Evaluation: the same oracle budget for each method.
-    let (start, end) = stage(5, progress, on_event);
+    let (start, end) = stage(6, progress, on_event);
     let sample_seed = derive_seed(config.seed, stream::SAMPLE);
     let sampled = |agent: &crate::prior::Prior| -> Result<Vec<Candidate>, ComputeError> {
         Ok(agent
@@ -389,7 +450,6 @@ pub fn run(
                 random_crossover(
                     &corpus,
                     config.eval_budget,
-                    STITCH_OPERATOR,
                     &mut cache,
                     &mut rng,
                 )
@@ -419,7 +479,7 @@ pub fn run(
             format!("evaluated {name}"),
         );
     }
-    stage(6, progress, on_event);
+    stage(7, progress, on_event);
 
     Ok(OptimiseResult {
         objective_labels: config
