@@ -31,6 +31,13 @@ pub struct OptimiseConfig {
     pub prior_epochs: usize,
     /// Epochs of trajectory-balance fine-tuning of the agent on the offline set (paper: 2).
     pub tb_epochs: usize,
+    /// Experience-replay rounds after the TB epochs, one TB step each (paper: 8; 0 turns
+    /// replay off).
+    pub replay_rounds: usize,
+    /// Molecules drawn per replay round, p ∝ 1/(0.01·N + rank) (paper: 100).
+    pub replay_batch: usize,
+    /// Size N of the replay buffer: the top offline molecules by reward (paper: 1 000).
+    pub replay_buffer: usize,
     /// Learning rate of the agent's TB and IPO steps and of log Z (paper: 5e-4).
     pub agent_learning_rate: f64,
     /// Number of rank proxies M (paper: 4).
@@ -98,6 +105,9 @@ impl Default for OptimiseConfig {
             },
             prior_epochs: 12,
             tb_epochs: 2,
+            replay_rounds: 8,
+            replay_batch: 100,
+            replay_buffer: 1000,
             agent_learning_rate: 1e-3,
             n_proxies: 4,
             proxy_rounds: 20,
@@ -186,6 +196,8 @@ impl OptimiseConfig {
             }
             other => other,
         })?;
+        at_least("replay_batch", self.replay_batch, 1)?;
+        at_least("replay_buffer", self.replay_buffer, 1)?;
         at_least("n_proxies", self.n_proxies, 1)?;
         at_least("proxy_pairs_per_round", self.proxy_pairs_per_round, 2)?;
         at_least("proxy_hidden_units", self.proxy_hidden_units, 1)?;

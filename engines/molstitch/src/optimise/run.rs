@@ -9,7 +9,7 @@ use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use rand::seq::SliceRandom as _;
 
-use super::agent::{PriorSource, ipo_steps, pretrained_prior, trajectory_balance};
+use super::agent::{PriorSource, ipo_steps, pretrained_prior, tb_replay, trajectory_balance};
 use super::baselines::random_crossover;
 use super::config::OptimiseConfig;
 use super::evaluate::{Candidate, evaluate_method, metrics, score_candidates};
@@ -42,6 +42,7 @@ mod stream {
     pub const SAMPLE: u64 = 7;
     pub const CROSSOVER: u64 = 8;
     pub const STITCHNET: u64 = 9;
+    pub const REPLAY: u64 = 10;
 }
 
 /// Progress fractions at the start of each stage.
@@ -251,10 +252,10 @@ pub fn run(
         .collect::<Result<_, _>>()?;
     let prior_logp = prior.log_likelihoods(&seqs)?;
     let agent = prior.frozen_copy()?;
-    {
+    let log_z = {
         let on_event = &mut *on_event;
         let tb_epochs = config.tb_epochs;
-        trajectory_balance(
+        let (_, log_z) = trajectory_balance(
             &agent,
             &seqs,
             &prior_logp,
@@ -276,6 +277,28 @@ pub fn run(
                 );
             },
         )?;
+        log_z
+    };
+    if config.replay_rounds > 0 {
+        let (losses, _) = tb_replay(
+            &agent,
+            &seqs,
+            &prior_logp,
+            &rewards,
+            config.sigma,
+            config.agent_learning_rate,
+            log_z,
+            config.replay_buffer,
+            config.replay_rounds,
+            config.replay_batch,
+            derive_seed(config.seed, stream::REPLAY),
+            || cancel.check(),
+        )?;
+        let mean = losses.iter().sum::<f64>() / losses.len().max(1) as f64;
+        notes.push(format!(
+            "{} experience-replay rounds of {} from the top {}: mean TB loss {mean:.3}",
+            config.replay_rounds, config.replay_batch, config.replay_buffer
+        ));
     }
     let tb_agent = agent.frozen_copy()?;
     cancel.check()?;

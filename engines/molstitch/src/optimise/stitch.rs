@@ -208,8 +208,11 @@ pub fn priority_stitch(
                 let seed = rng.random::<u64>();
                 let decoded = net.decode(&fragments, temperature, seed)?;
                 for (smiles, (a, b)) in decoded.into_iter().zip(owners) {
+                    // RDKit-valid: parses, and its canonical form parses again (a few
+                    // decoded strings parse but canonicalise to an invalid valence).
                     if let Ok(canonical) =
                         Molecule::from_smiles(&smiles).and_then(|m| m.canonical_smiles())
+                        && Molecule::from_smiles(&canonical).is_ok()
                     {
                         raw.push((canonical, a, b));
                     }
