@@ -234,9 +234,19 @@ fn tiny_run_is_complete_deterministic_and_cached() {
     assert_eq!(count(|e| matches!(e, OptimiseEvent::ProxyRound { .. })), 2);
     assert_eq!(count(|e| matches!(e, OptimiseEvent::StitchRound { .. })), 2);
     assert_eq!(count(|e| matches!(e, OptimiseEvent::PriorLoaded { .. })), 0);
-    assert_eq!(count(|e| matches!(e, OptimiseEvent::StitchNetEpoch { .. })), 1);
-    assert_eq!(count(|e| matches!(e, OptimiseEvent::StitchNetLoaded { .. })), 0);
-    assert!(a.notes.iter().any(|n| n.starts_with("prior trained and cached at")));
+    assert_eq!(
+        count(|e| matches!(e, OptimiseEvent::StitchNetEpoch { .. })),
+        1
+    );
+    assert_eq!(
+        count(|e| matches!(e, OptimiseEvent::StitchNetLoaded { .. })),
+        0
+    );
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.starts_with("prior trained and cached at"))
+    );
     assert!(
         a.notes
             .iter()
@@ -267,7 +277,11 @@ fn tiny_run_is_complete_deterministic_and_cached() {
             .count(),
         0
     );
-    assert!(b.notes.iter().any(|n| n.starts_with("prior loaded from cache")));
+    assert!(
+        b.notes
+            .iter()
+            .any(|n| n.starts_with("prior loaded from cache"))
+    );
     assert!(
         b.notes
             .iter()

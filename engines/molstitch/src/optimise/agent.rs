@@ -151,8 +151,8 @@ pub fn trajectory_balance(
             let mut total = 0.0;
             for chunk in order.chunks(batch_size) {
                 each_batch()?;
-                total += tb_step(agent, &mut adam, &log_z, chunk, seqs, &target)?
-                    * chunk.len() as f64;
+                total +=
+                    tb_step(agent, &mut adam, &log_z, chunk, seqs, &target)? * chunk.len() as f64;
             }
             let summary = TbEpoch {
                 epoch,
@@ -197,7 +197,9 @@ fn tb_step(
 /// Rank-priority weights of a buffer of `n` items sorted best first: 1/(0.01·n + rank), rank
 /// from 0 (the replay priority of the paper's experience buffer).
 pub fn rank_priority_weights(n: usize) -> Vec<f64> {
-    (0..n).map(|rank| 1.0 / (0.01 * n as f64 + rank as f64)).collect()
+    (0..n)
+        .map(|rank| 1.0 / (0.01 * n as f64 + rank as f64))
+        .collect()
 }
 
 /// Experience replay after the trajectory-balance passes: the buffer is the top `buffer`

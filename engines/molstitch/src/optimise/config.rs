@@ -3,8 +3,8 @@
 use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
 
-use crate::objectives::ObjectiveSpec;
 use super::stitch::StitchOperator;
+use crate::objectives::ObjectiveSpec;
 use crate::prior::PriorConfig;
 use crate::stitchnet::StitchConfig;
 

@@ -1,6 +1,6 @@
-//! The whole pipeline: score the offline set, pretrain (or load) the prior, fine-tune the agent
-//! by trajectory balance, train the rank proxies, stitch + IPO rounds, and evaluate the three
-//! methods under the same oracle budget.
+//! The whole pipeline: score the offline set, pretrain (or load) the prior and StitchNet,
+//! fine-tune the agent by trajectory balance and experience replay, train the rank proxies,
+//! stitch + IPO rounds, and evaluate the three methods under the same oracle budget.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -77,8 +77,8 @@ fn stage(
 }
 
 /// Runs MolStitch on `offline` (the first `config.offline_size` SMILES are used) and evaluates
-/// it against the TB-only agent and random BRICS crossover. The prior's weights are cached in
-/// `cache_dir` (keyed by the corpus, prior configuration, epochs and seed). `progress` gets
+/// it against the TB-only agent and random BRICS crossover. The prior's and StitchNet's weights
+/// are cached in `cache_dir` (keyed by the corpus, their configuration, epochs and seed). `progress` gets
 /// fractions per stage; `cancel` is checked between batches and rounds
 /// ([`ComputeError::Cancelled`]); `on_event` sees every [`OptimiseEvent`]. Same inputs and
 /// seed give the same result.
@@ -225,7 +225,9 @@ pub fn run(
                     notes.push(format!("StitchNet loaded from cache {}", path.display()));
                 }
                 PriorSource::Trained { saved, .. } => match saved {
-                    Some(p) => notes.push(format!("StitchNet trained and cached at {}", p.display())),
+                    Some(p) => {
+                        notes.push(format!("StitchNet trained and cached at {}", p.display()));
+                    }
                     None if cache_dir.is_some() => {
                         notes.push("StitchNet trained; the cache file could not be written".into());
                     }
@@ -470,18 +472,13 @@ pub fn run(
             1 => sampled(&tb_agent)?,
             _ => {
                 let mut rng = seeded(derive_seed(config.seed, stream::CROSSOVER));
-                random_crossover(
-                    &corpus,
-                    config.eval_budget,
-                    &mut cache,
-                    &mut rng,
-                )
-                .into_iter()
-                .map(|c| Candidate {
-                    smiles: c.smiles,
-                    parents: Some((c.parent_a, c.parent_b)),
-                })
-                .collect()
+                random_crossover(&corpus, config.eval_budget, &mut cache, &mut rng)
+                    .into_iter()
+                    .map(|c| Candidate {
+                        smiles: c.smiles,
+                        parents: Some((c.parent_a, c.parent_b)),
+                    })
+                    .collect()
             }
         };
         let result = evaluate_method(

@@ -129,12 +129,7 @@ pub fn pick_fragments(
 }
 
 /// Tries to BRICS-stitch a random fragment of `a` with a random compatible fragment of `b`.
-pub fn cross(
-    a: &str,
-    b: &str,
-    cache: &mut FragmentCache,
-    rng: &mut EngineRng,
-) -> Option<Child> {
+pub fn cross(a: &str, b: &str, cache: &mut FragmentCache, rng: &mut EngineRng) -> Option<Child> {
     let (x, y) = pick_fragments(a, b, cache, rng)?;
     brics_stitch(&x, &y).map(|smiles| Child {
         smiles,
