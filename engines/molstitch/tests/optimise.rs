@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_molstitch::offline::offline_smiles;
-use benchtop_molstitch::optimise::agent::{ipo_steps, trajectory_balance};
+use benchtop_molstitch::optimise::agent::{ipo_steps, rank_priority_weights, trajectory_balance};
 use benchtop_molstitch::optimise::{
     OptimiseConfig, OptimiseEvent, OptimiseResult, StitchOperator, run,
 };
@@ -407,6 +407,17 @@ fn ipo_raises_the_winners_log_likelihood_over_the_losers() {
     }
     // π₀ is frozen: its likelihoods did not move.
     assert_eq!(prior.log_likelihoods(&winners).unwrap(), lw0);
+}
+
+#[test]
+fn replay_priority_is_one_over_one_percent_of_n_plus_rank() {
+    let w = rank_priority_weights(200);
+    assert_eq!(w.len(), 200);
+    // 0.01 · 200 = 2: the best gets 1/2, rank 1 gets 1/3, the last 1/201.
+    assert_eq!(w[0], 0.5);
+    assert_eq!(w[1], 1.0 / 3.0);
+    assert_eq!(w[199], 1.0 / 201.0);
+    assert!(w.windows(2).all(|p| p[1] < p[0]));
 }
 
 #[test]
