@@ -128,7 +128,7 @@ impl Default for OptimiseConfig {
             dirichlet_alpha: 1.0,
             stitch_rounds: 16,
             stitched_per_round: 128,
-            ipo_steps_per_round: 4,
+            ipo_steps_per_round: 2,
             pool_size: 500,
             beta: 0.2,
             sigma: 50.0,
