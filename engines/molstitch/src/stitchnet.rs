@@ -70,8 +70,9 @@ pub fn pair_vocabulary(pairs: &[CrossoverPair]) -> Result<Vocabulary, VocabError
     Vocabulary::from_corpus(&strings)
 }
 
-/// Size and training settings of a [`StitchNet`].
-#[derive(Debug, Clone, PartialEq)]
+/// Size and training settings of a [`StitchNet`] (serialised with defaults for missing keys).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct StitchConfig {
     /// Width of the shared token embedding.
     pub embedding_dim: usize,

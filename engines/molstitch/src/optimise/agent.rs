@@ -9,6 +9,7 @@ use candle_core::{Device, Tensor, Var};
 use candle_nn::Optimizer as _;
 use rand::seq::SliceRandom as _;
 
+use crate::pairing::weighted_sample_with_replacement;
 use crate::prior::{EpochReport, Prior, PriorConfig};
 use crate::vocab::Vocabulary;
 
@@ -21,6 +22,17 @@ fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
     hash
 }
 
+/// FNV-1a hash of every string of `corpus` (newline-terminated) followed by `extra`: the key
+/// of the weight caches.
+pub fn cache_hash(corpus: &[String], extra: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64;
+    for s in corpus {
+        h = fnv1a(h, s.as_bytes());
+        h = fnv1a(h, b"\n");
+    }
+    fnv1a(h, extra.as_bytes())
+}
+
 /// The cache file of a prior pretrained on `corpus` with `config`, `epochs` and `seed`:
 /// `prior-<FNV-1a hash of all four, hex>.safetensors` in `dir`.
 pub fn prior_cache_path(
@@ -30,16 +42,11 @@ pub fn prior_cache_path(
     epochs: usize,
     seed: u64,
 ) -> PathBuf {
-    let mut h = 0xcbf2_9ce4_8422_2325_u64;
-    for s in corpus {
-        h = fnv1a(h, s.as_bytes());
-        h = fnv1a(h, b"\n");
-    }
-    h = fnv1a(h, format!("{config:?}|{epochs}|{seed}").as_bytes());
+    let h = cache_hash(corpus, &format!("{config:?}|{epochs}|{seed}"));
     dir.join(format!("prior-{h:016x}.safetensors"))
 }
 
-/// How the prior was obtained.
+/// How the prior (or StitchNet) was obtained.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PriorSource {
     /// Trained now (per-epoch NLL); `saved` is the cache file written, if any.
@@ -129,6 +136,11 @@ pub fn trajectory_balance(
     let init = sigma * reward.iter().sum::<f64>() / reward.len() as f64;
     let log_z = Var::from_tensor(&Tensor::new(&[init as f32], &Device::Cpu)?)?;
     let batch_size = agent.config().batch_size;
+    let target: Vec<f64> = prior_logp
+        .iter()
+        .zip(reward)
+        .map(|(p, r)| p + sigma * r)
+        .collect();
     Prior::on_thread(move || {
         let mut adam = agent.adam(learning_rate, vec![log_z.clone()])?;
         let mut rng = seeded(seed);
@@ -139,23 +151,8 @@ pub fn trajectory_balance(
             let mut total = 0.0;
             for chunk in order.chunks(batch_size) {
                 each_batch()?;
-                let batch: Vec<&[u32]> = chunk.iter().map(|&i| seqs[i].as_slice()).collect();
-                let target: Vec<f32> = chunk
-                    .iter()
-                    .map(|&i| (prior_logp[i] + sigma * reward[i]) as f32)
-                    .collect();
-                let target = Tensor::from_vec(target, chunk.len(), &Device::Cpu)?;
-                let logp = agent.batch_log_likelihoods(&batch)?;
-                let residual = logp.broadcast_add(log_z.as_tensor())?.sub(&target)?;
-                let loss = residual.sqr()?.mean(0)?;
-                let value = f64::from(loss.to_scalar::<f32>()?);
-                if !value.is_finite() {
-                    return Err(ComputeError::Numerical(format!(
-                        "trajectory-balance loss is {value} in epoch {epoch}"
-                    )));
-                }
-                total += value * chunk.len() as f64;
-                adam.backward_step(&loss)?;
+                total +=
+                    tb_step(agent, &mut adam, &log_z, chunk, seqs, &target)? * chunk.len() as f64;
             }
             let summary = TbEpoch {
                 epoch,
@@ -167,6 +164,92 @@ pub fn trajectory_balance(
         }
         let z = f64::from(log_z.as_tensor().to_vec1::<f32>()?[0]);
         Ok((out, z))
+    })
+}
+
+/// One Adam step of the trajectory-balance loss on the sequences `batch` indexes, with
+/// `target[i]` = log π₀(xᵢ) + σ r(xᵢ); returns the loss before the step. Runs on the caller's
+/// thread (call it inside [`Prior::on_thread`]).
+fn tb_step(
+    agent: &Prior,
+    adam: &mut candle_nn::AdamW,
+    log_z: &Var,
+    batch: &[usize],
+    seqs: &[Vec<u32>],
+    target: &[f64],
+) -> Result<f64, ComputeError> {
+    let inputs: Vec<&[u32]> = batch.iter().map(|&i| seqs[i].as_slice()).collect();
+    let goal: Vec<f32> = batch.iter().map(|&i| target[i] as f32).collect();
+    let goal = Tensor::from_vec(goal, batch.len(), &Device::Cpu)?;
+    let logp = agent.batch_log_likelihoods(&inputs)?;
+    let residual = logp.broadcast_add(log_z.as_tensor())?.sub(&goal)?;
+    let loss = residual.sqr()?.mean(0)?;
+    let value = f64::from(loss.to_scalar::<f32>()?);
+    if !value.is_finite() {
+        return Err(ComputeError::Numerical(format!(
+            "trajectory-balance loss is {value}"
+        )));
+    }
+    adam.backward_step(&loss)?;
+    Ok(value)
+}
+
+/// Rank-priority weights of a buffer of `n` items sorted best first: 1/(0.01·n + rank), rank
+/// from 0 (the replay priority of the paper's experience buffer).
+pub fn rank_priority_weights(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|rank| 1.0 / (0.01 * n as f64 + rank as f64))
+        .collect()
+}
+
+/// Experience replay after the trajectory-balance passes: the buffer is the top `buffer`
+/// sequences by reward; each of `rounds` rounds draws `batch` of them with replacement with
+/// p ∝ 1/(0.01·N + rank) ([`rank_priority_weights`]) and takes one TB step on them, from
+/// log Z = `log_z` (a fresh Adam state; the paper keeps one optimiser). `each_batch` runs
+/// before every step (cancel check). Returns each round's loss and the final log Z.
+#[allow(clippy::too_many_arguments)]
+pub fn tb_replay(
+    agent: &Prior,
+    seqs: &[Vec<u32>],
+    prior_logp: &[f64],
+    reward: &[f64],
+    sigma: f64,
+    learning_rate: f64,
+    log_z: f64,
+    buffer: usize,
+    rounds: usize,
+    batch: usize,
+    seed: u64,
+    mut each_batch: impl FnMut() -> Result<(), ComputeError> + Send,
+) -> Result<(Vec<f64>, f64), ComputeError> {
+    if seqs.is_empty() || seqs.len() != prior_logp.len() || seqs.len() != reward.len() {
+        return Err(ComputeError::invalid(
+            "sequences",
+            "need one log π₀ and one reward per sequence, and at least one sequence",
+        ));
+    }
+    let mut ranked: Vec<usize> = (0..seqs.len()).collect();
+    ranked.sort_by(|&a, &b| reward[b].total_cmp(&reward[a]).then(a.cmp(&b)));
+    ranked.truncate(buffer.max(1));
+    let weights = rank_priority_weights(ranked.len());
+    let target: Vec<f64> = prior_logp
+        .iter()
+        .zip(reward)
+        .map(|(p, r)| p + sigma * r)
+        .collect();
+    let log_z = Var::from_tensor(&Tensor::new(&[log_z as f32], &Device::Cpu)?)?;
+    Prior::on_thread(move || {
+        let mut adam = agent.adam(learning_rate, vec![log_z.clone()])?;
+        let mut rng = seeded(seed);
+        let mut losses = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            each_batch()?;
+            let picks = weighted_sample_with_replacement(&weights, batch.max(1), &mut rng)?;
+            let chunk: Vec<usize> = picks.into_iter().map(|k| ranked[k]).collect();
+            losses.push(tb_step(agent, &mut adam, &log_z, &chunk, seqs, &target)?);
+        }
+        let z = f64::from(log_z.as_tensor().to_vec1::<f32>()?[0]);
+        Ok((losses, z))
     })
 }
 

@@ -3,7 +3,7 @@
 use benchtop_compute::rng::EngineRng;
 use rand::Rng as _;
 
-use super::stitch::{Child, FragmentCache, StitchOperator, cross};
+use super::stitch::{Child, FragmentCache, cross};
 
 /// `budget` children of uniformly random parent pairs of `pool` (each a random fragment of one
 /// parent stitched to a compatible fragment of the other); failed crossovers are retried, up
@@ -11,7 +11,6 @@ use super::stitch::{Child, FragmentCache, StitchOperator, cross};
 pub fn random_crossover(
     pool: &[String],
     budget: usize,
-    operator: StitchOperator,
     cache: &mut FragmentCache,
     rng: &mut EngineRng,
 ) -> Vec<Child> {
@@ -27,7 +26,7 @@ pub fn random_crossover(
         if a == b {
             continue;
         }
-        if let Some(child) = cross(&pool[a], &pool[b], operator, cache, rng) {
+        if let Some(child) = cross(&pool[a], &pool[b], cache, rng) {
             out.push(child);
         }
     }

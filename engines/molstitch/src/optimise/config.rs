@@ -3,8 +3,10 @@
 use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
 
+use super::stitch::StitchOperator;
 use crate::objectives::ObjectiveSpec;
 use crate::prior::PriorConfig;
+use crate::stitchnet::StitchConfig;
 
 /// Reference drug of the default similarity objective: celecoxib.
 pub const DEFAULT_REFERENCE_SMILES: &str = "Cc1ccc(-c2cc(C(F)(F)F)nn2-c2ccc(S(N)(=O)=O)cc2)cc1";
@@ -29,6 +31,13 @@ pub struct OptimiseConfig {
     pub prior_epochs: usize,
     /// Epochs of trajectory-balance fine-tuning of the agent on the offline set (paper: 2).
     pub tb_epochs: usize,
+    /// Experience-replay rounds after the TB epochs, one TB step each (paper: 8; 0 turns
+    /// replay off).
+    pub replay_rounds: usize,
+    /// Molecules drawn per replay round, p ∝ 1/(0.01·N + rank) (paper: 100).
+    pub replay_batch: usize,
+    /// Size N of the replay buffer: the top offline molecules by reward (paper: 1 000).
+    pub replay_buffer: usize,
     /// Learning rate of the agent's TB and IPO steps and of log Z (paper: 5e-4).
     pub agent_learning_rate: f64,
     /// Number of rank proxies M (paper: 4).
@@ -41,6 +50,17 @@ pub struct OptimiseConfig {
     pub proxy_hidden_units: usize,
     /// Learning rate of the proxies (paper: 5e-4, weight decay 1e-4).
     pub proxy_learning_rate: f64,
+    /// The operator of the stitch rounds: StitchNet (default, the paper's) or the rule-based
+    /// BRICS stitch (for comparison).
+    pub stitch_operator: StitchOperator,
+    /// StitchNet's size and training settings (paper: the prior's 128 / 3×512, Adam 1e-3).
+    pub stitchnet: StitchConfig,
+    /// BRICS crossover pairs of the offline set StitchNet is pretrained on (paper: ZINC pairs).
+    pub stitch_pairs: usize,
+    /// Epochs of StitchNet pretraining (paper: 10).
+    pub stitch_epochs: usize,
+    /// Sampling temperature of StitchNet's decoder in the stitch rounds.
+    pub stitch_temperature: f64,
     /// Concentration α of the preference draws Dir(α·1) of priority sampling (paper: 1).
     pub dirichlet_alpha: f64,
     /// Stitch + IPO rounds (paper: 16 per step).
@@ -85,16 +105,30 @@ impl Default for OptimiseConfig {
             },
             prior_epochs: 12,
             tb_epochs: 2,
+            replay_rounds: 8,
+            replay_batch: 100,
+            replay_buffer: 1000,
             agent_learning_rate: 1e-3,
             n_proxies: 4,
             proxy_rounds: 20,
             proxy_pairs_per_round: 200,
             proxy_hidden_units: 64,
             proxy_learning_rate: 1e-3,
+            stitch_operator: StitchOperator::StitchNet,
+            stitchnet: StitchConfig {
+                embedding_dim: 32,
+                hidden_units: 128,
+                learning_rate: 3e-3,
+                batch_size: 64,
+                max_length_tokens: 100,
+            },
+            stitch_pairs: 2000,
+            stitch_epochs: 4,
+            stitch_temperature: 1.0,
             dirichlet_alpha: 1.0,
             stitch_rounds: 16,
             stitched_per_round: 128,
-            ipo_steps_per_round: 4,
+            ipo_steps_per_round: 2,
             pool_size: 500,
             beta: 0.2,
             sigma: 50.0,
@@ -162,11 +196,21 @@ impl OptimiseConfig {
             }
             other => other,
         })?;
+        at_least("replay_batch", self.replay_batch, 1)?;
+        at_least("replay_buffer", self.replay_buffer, 1)?;
         at_least("n_proxies", self.n_proxies, 1)?;
         at_least("proxy_pairs_per_round", self.proxy_pairs_per_round, 2)?;
         at_least("proxy_hidden_units", self.proxy_hidden_units, 1)?;
         positive("proxy_learning_rate", self.proxy_learning_rate)?;
         positive("agent_learning_rate", self.agent_learning_rate)?;
+        self.stitchnet.validate().map_err(|e| match e {
+            ComputeError::InvalidParameter { name, reason } => {
+                ComputeError::invalid(format!("stitchnet.{name}"), reason)
+            }
+            other => other,
+        })?;
+        at_least("stitch_pairs", self.stitch_pairs, 1)?;
+        positive("stitch_temperature", self.stitch_temperature)?;
         positive("dirichlet_alpha", self.dirichlet_alpha)?;
         at_least("stitched_per_round", self.stitched_per_round, 2)?;
         at_least("pool_size", self.pool_size, 2)?;

@@ -3,7 +3,7 @@
 /// One event of a run, in order of occurrence.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OptimiseEvent {
-    /// A stage begins ("score offline", "prior", "fine-tune", "proxies", "stitch", "evaluate").
+    /// A stage begins ("score offline", "prior", "stitchnet", "fine-tune", "proxies", "stitch", "evaluate").
     Stage {
         /// Stage name.
         name: String,
@@ -19,6 +19,20 @@ pub enum OptimiseEvent {
     },
     /// The prior's weights were read from the cache instead of trained.
     PriorLoaded {
+        /// The cache file.
+        path: String,
+    },
+    /// An epoch of StitchNet pretraining on crossover pairs finished.
+    StitchNetEpoch {
+        /// Epoch, from 1.
+        epoch: usize,
+        /// Epochs requested.
+        epochs: usize,
+        /// Mean per-pair NLL of the child in the epoch (nats).
+        nll: f64,
+    },
+    /// StitchNet's weights were read from the cache instead of trained.
+    StitchNetLoaded {
         /// The cache file.
         path: String,
     },

@@ -1,6 +1,6 @@
-//! The whole pipeline: score the offline set, pretrain (or load) the prior, fine-tune the agent
-//! by trajectory balance, train the rank proxies, stitch + IPO rounds, and evaluate the three
-//! methods under the same oracle budget.
+//! The whole pipeline: score the offline set, pretrain (or load) the prior and StitchNet,
+//! fine-tune the agent by trajectory balance and experience replay, train the rank proxies,
+//! stitch + IPO rounds, and evaluate the three methods under the same oracle budget.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -9,14 +9,16 @@ use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use rand::seq::SliceRandom as _;
 
-use super::agent::{PriorSource, ipo_steps, pretrained_prior, trajectory_balance};
+use super::agent::{PriorSource, ipo_steps, pretrained_prior, tb_replay, trajectory_balance};
 use super::baselines::random_crossover;
 use super::config::OptimiseConfig;
 use super::evaluate::{Candidate, evaluate_method, metrics, score_candidates};
 use super::events::OptimiseEvent;
 use super::proxy::{RankProxies, fingerprint_matrix};
 use super::result::OptimiseResult;
-use super::stitch::{FragmentCache, StitchOperator, priority_stitch};
+use super::stitch::{
+    FragmentCache, StitchOperator, Stitcher, pretrained_stitchnet, priority_stitch,
+};
 use crate::mol::Molecule;
 use crate::objectives::{MORGAN_BITS, MORGAN_RADIUS, Objectives, weighted_sum};
 use crate::pairing::derangement_pairs;
@@ -29,9 +31,6 @@ pub const METHOD_FINE_TUNED: &str = "Prior fine-tuned";
 /// Name of the random-crossover baseline.
 pub const METHOD_CROSSOVER: &str = "BRICS crossover";
 
-/// The stitch operator the pipeline uses (switch to StitchNet here once it is merged).
-pub const STITCH_OPERATOR: StitchOperator = StitchOperator::Brics;
-
 /// Seed streams of the run.
 mod stream {
     pub const PRIOR: u64 = 1;
@@ -42,12 +41,15 @@ mod stream {
     pub const STITCH: u64 = 6;
     pub const SAMPLE: u64 = 7;
     pub const CROSSOVER: u64 = 8;
+    pub const STITCHNET: u64 = 9;
+    pub const REPLAY: u64 = 10;
 }
 
 /// Progress fractions at the start of each stage.
-const STAGE_START: [(&str, f64); 7] = [
+const STAGE_START: [(&str, f64); 8] = [
     ("score offline", 0.0),
     ("prior", 0.05),
+    ("stitchnet", 0.30),
     ("fine-tune", 0.45),
     ("proxies", 0.55),
     ("stitch", 0.62),
@@ -75,8 +77,8 @@ fn stage(
 }
 
 /// Runs MolStitch on `offline` (the first `config.offline_size` SMILES are used) and evaluates
-/// it against the TB-only agent and random BRICS crossover. The prior's weights are cached in
-/// `cache_dir` (keyed by the corpus, prior configuration, epochs and seed). `progress` gets
+/// it against the TB-only agent and random BRICS crossover. The prior's and StitchNet's weights
+/// are cached in `cache_dir` (keyed by the corpus, their configuration, epochs and seed). `progress` gets
 /// fractions per stage; `cancel` is checked between batches and rounds
 /// ([`ComputeError::Cancelled`]); `on_event` sees every [`OptimiseEvent`]. Same inputs and
 /// seed give the same result.
@@ -182,18 +184,80 @@ pub fn run(
     }
     cancel.check()?;
 
-    // Trajectory-balance fine-tuning of the agent: the "Prior fine-tuned" baseline.
+    // StitchNet, pretrained on BRICS crossover pairs of the offline set (or cached).
     let (start, end) = stage(2, progress, on_event);
+    let stitchnet = match config.stitch_operator {
+        StitchOperator::Brics => {
+            notes.push("stitch operator: rule-based BRICS (StitchNet not used)".into());
+            None
+        }
+        StitchOperator::StitchNet => {
+            let (net, source) = {
+                let on_event = &mut *on_event;
+                pretrained_stitchnet(
+                    &vocab,
+                    &corpus,
+                    &config.stitchnet,
+                    config.stitch_pairs,
+                    config.stitch_epochs,
+                    derive_seed(config.seed, stream::STITCHNET),
+                    cache_dir,
+                    &mut |r| {
+                        on_event(&OptimiseEvent::StitchNetEpoch {
+                            epoch: r.epoch,
+                            epochs: r.epochs,
+                            nll: r.mean_nll_nats,
+                        });
+                        progress.set(
+                            start + (end - start) * r.epoch as f64 / r.epochs.max(1) as f64,
+                            format!("StitchNet epoch {}/{}", r.epoch, r.epochs),
+                        );
+                        !cancel.is_cancelled()
+                    },
+                )?
+            };
+            cancel.check()?;
+            match &source {
+                PriorSource::Loaded(path) => {
+                    on_event(&OptimiseEvent::StitchNetLoaded {
+                        path: path.display().to_string(),
+                    });
+                    notes.push(format!("StitchNet loaded from cache {}", path.display()));
+                }
+                PriorSource::Trained { saved, .. } => match saved {
+                    Some(p) => {
+                        notes.push(format!("StitchNet trained and cached at {}", p.display()));
+                    }
+                    None if cache_dir.is_some() => {
+                        notes.push("StitchNet trained; the cache file could not be written".into());
+                    }
+                    None => notes.push("StitchNet trained (no cache directory)".into()),
+                },
+            }
+            Some(net)
+        }
+    };
+    let stitcher = match &stitchnet {
+        Some(net) => Stitcher::Net {
+            net,
+            temperature: config.stitch_temperature,
+        },
+        None => Stitcher::Brics,
+    };
+    cancel.check()?;
+
+    // Trajectory-balance fine-tuning of the agent: the "Prior fine-tuned" baseline.
+    let (start, end) = stage(3, progress, on_event);
     let seqs: Vec<Vec<u32>> = corpus
         .iter()
         .map(|s| vocab.encode(s))
         .collect::<Result<_, _>>()?;
     let prior_logp = prior.log_likelihoods(&seqs)?;
     let agent = prior.frozen_copy()?;
-    {
+    let log_z = {
         let on_event = &mut *on_event;
         let tb_epochs = config.tb_epochs;
-        trajectory_balance(
+        let (_, log_z) = trajectory_balance(
             &agent,
             &seqs,
             &prior_logp,
@@ -215,12 +279,34 @@ pub fn run(
                 );
             },
         )?;
+        log_z
+    };
+    if config.replay_rounds > 0 {
+        let (losses, _) = tb_replay(
+            &agent,
+            &seqs,
+            &prior_logp,
+            &rewards,
+            config.sigma,
+            config.agent_learning_rate,
+            log_z,
+            config.replay_buffer,
+            config.replay_rounds,
+            config.replay_batch,
+            derive_seed(config.seed, stream::REPLAY),
+            || cancel.check(),
+        )?;
+        let mean = losses.iter().sum::<f64>() / losses.len().max(1) as f64;
+        notes.push(format!(
+            "{} experience-replay rounds of {} from the top {}: mean TB loss {mean:.3}",
+            config.replay_rounds, config.replay_batch, config.replay_buffer
+        ));
     }
     let tb_agent = agent.frozen_copy()?;
     cancel.check()?;
 
     // Rank proxies on the offline set.
-    let (start, end) = stage(3, progress, on_event);
+    let (start, end) = stage(4, progress, on_event);
     let fps = corpus
         .iter()
         .map(|s| {
@@ -274,7 +360,7 @@ pub fn run(
     }
 
     // Stitch + IPO rounds on the agent.
-    let (start, end) = stage(4, progress, on_event);
+    let (start, end) = stage(5, progress, on_event);
     let mut ranked: Vec<usize> = (0..corpus.len()).collect();
     ranked.sort_by(|&a, &b| rewards[b].total_cmp(&rewards[a]).then(a.cmp(&b)));
     ranked.truncate(config.pool_size);
@@ -293,7 +379,7 @@ pub fn run(
             &pool_values,
             config.stitched_per_round,
             config.dirichlet_alpha,
-            STITCH_OPERATOR,
+            stitcher,
             &mut cache,
             &mut stitch_rng,
             |s| vocab.encode(s).is_ok_and(|ids| ids.len() <= max_tokens + 1),
@@ -363,7 +449,7 @@ pub fn run(
     }
 
     // Evaluation: the same oracle budget for each method.
-    let (start, end) = stage(5, progress, on_event);
+    let (start, end) = stage(6, progress, on_event);
     let sample_seed = derive_seed(config.seed, stream::SAMPLE);
     let sampled = |agent: &crate::prior::Prior| -> Result<Vec<Candidate>, ComputeError> {
         Ok(agent
@@ -386,19 +472,13 @@ pub fn run(
             1 => sampled(&tb_agent)?,
             _ => {
                 let mut rng = seeded(derive_seed(config.seed, stream::CROSSOVER));
-                random_crossover(
-                    &corpus,
-                    config.eval_budget,
-                    STITCH_OPERATOR,
-                    &mut cache,
-                    &mut rng,
-                )
-                .into_iter()
-                .map(|c| Candidate {
-                    smiles: c.smiles,
-                    parents: Some((c.parent_a, c.parent_b)),
-                })
-                .collect()
+                random_crossover(&corpus, config.eval_budget, &mut cache, &mut rng)
+                    .into_iter()
+                    .map(|c| Candidate {
+                        smiles: c.smiles,
+                        parents: Some((c.parent_a, c.parent_b)),
+                    })
+                    .collect()
             }
         };
         let result = evaluate_method(
@@ -419,7 +499,7 @@ pub fn run(
             format!("evaluated {name}"),
         );
     }
-    stage(6, progress, on_event);
+    stage(7, progress, on_event);
 
     Ok(OptimiseResult {
         objective_labels: config
