@@ -29,6 +29,7 @@ pub mod bench;
 pub mod brics;
 pub mod crossover;
 pub mod error;
+mod init;
 pub mod losses;
 pub mod metrics;
 pub mod mol;

@@ -12,14 +12,13 @@
 //! same bits.
 
 use benchtop_compute::ComputeError;
-use benchtop_compute::rng::{derive_seed, seeded};
+use benchtop_compute::rng::seeded;
 use benchtop_compute::threads::single_threaded;
 use candle_core::{D, DType, Device, Tensor, Var};
 use candle_nn::rnn::{GRU, GRUConfig, GRUState, RNN as _};
 use candle_nn::{AdamW, Embedding, Linear, Module as _, Optimizer as _, ParamsAdamW, VarBuilder};
 use candle_nn::{VarMap, ops::log_softmax};
 use rand::seq::SliceRandom as _;
-use rand_distr::{Distribution as _, Normal, Uniform};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -161,32 +160,15 @@ impl Prior {
         Ok(prior)
     }
 
-    /// Overwrites every variable with values drawn from `seed`, in name order.
+    /// Overwrites every variable with values drawn from `seed` ([`crate::init::reinitialise`]).
     fn reinitialise(&self, seed: u64) -> Result<(), ComputeError> {
-        let vars = self
-            .varmap
-            .data()
-            .lock()
-            .map_err(|_| ComputeError::Numerical("prior weights lock poisoned".into()))?;
-        let mut names: Vec<&String> = vars.keys().collect();
-        names.sort();
-        let bound = 1.0 / (self.config.hidden_units as f32).sqrt();
-        let uniform = Uniform::new_inclusive(-bound, bound)
-            .map_err(|e| ComputeError::Numerical(format!("initialiser: {e}")))?;
-        let normal = Normal::new(0.0f32, 1.0)
-            .map_err(|e| ComputeError::Numerical(format!("initialiser: {e}")))?;
-        for (stream, name) in names.into_iter().enumerate() {
-            let var = &vars[name];
-            let mut rng = seeded(derive_seed(seed, stream as u64));
-            let count = var.elem_count();
-            let values: Vec<f32> = if name.starts_with("embedding") {
-                (0..count).map(|_| normal.sample(&mut rng)).collect()
-            } else {
-                (0..count).map(|_| uniform.sample(&mut rng)).collect()
-            };
-            var.set(&Tensor::from_vec(values, var.shape(), &self.device)?)?;
-        }
-        Ok(())
+        crate::init::reinitialise(
+            &self.varmap,
+            self.config.hidden_units,
+            seed,
+            &self.device,
+            "prior",
+        )
     }
 
     /// The vocabulary the model reads and writes.
@@ -492,7 +474,7 @@ impl Prior {
                         last[i] = PAD_ID;
                         continue;
                     }
-                    let next = draw(row, temperature, &mut probs, &mut rng)?;
+                    let next = draw_token(row, temperature, &mut probs, &mut rng)?;
                     seqs[i].push(next);
                     last[i] = next;
                     done[i] = next == EOS_ID;
@@ -517,8 +499,9 @@ impl Prior {
     }
 }
 
-/// Draws one token from softmax(row / temperature) with PAD and BOS excluded.
-fn draw(
+/// Draws one token from softmax(row / temperature) with PAD and BOS excluded (the prior's and
+/// StitchNet's sampling).
+pub(crate) fn draw_token(
     row: &[f32],
     temperature: f64,
     probs: &mut [f64],

@@ -38,15 +38,13 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use benchtop_compute::ComputeError;
-use benchtop_compute::rng::{EngineRng, derive_seed, seeded};
+use benchtop_compute::rng::{EngineRng, seeded};
 use benchtop_compute::threads::single_threaded;
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::rnn::{GRU, GRUConfig, GRUState, RNN as _};
 use candle_nn::{AdamW, Embedding, Linear, Module as _, Optimizer as _, ParamsAdamW, VarBuilder};
 use candle_nn::{VarMap, ops::log_softmax};
-use rand::Rng as _;
 use rand::seq::SliceRandom as _;
-use rand_distr::{Distribution as _, Normal, Uniform};
 
 use crate::crossover::CrossoverPair;
 pub use crate::prior::EpochReport;
@@ -212,28 +210,15 @@ impl StitchNet {
         Ok(net)
     }
 
-    /// Overwrites every variable with values drawn from `seed`, in name order.
+    /// Overwrites every variable with values drawn from `seed` ([`crate::init::reinitialise`]).
     fn reinitialise(&self, seed: u64) -> Result<(), ComputeError> {
-        let vars = self.lock_vars()?;
-        let mut names: Vec<&String> = vars.keys().collect();
-        names.sort();
-        let bound = 1.0 / (self.config.hidden_units as f32).sqrt();
-        let uniform = Uniform::new_inclusive(-bound, bound)
-            .map_err(|e| ComputeError::Numerical(format!("initialiser: {e}")))?;
-        let normal = Normal::new(0.0f32, 1.0)
-            .map_err(|e| ComputeError::Numerical(format!("initialiser: {e}")))?;
-        for (stream, name) in names.into_iter().enumerate() {
-            let var = &vars[name];
-            let mut rng = seeded(derive_seed(seed, stream as u64));
-            let count = var.elem_count();
-            let values: Vec<f32> = if name.starts_with("embedding") {
-                (0..count).map(|_| normal.sample(&mut rng)).collect()
-            } else {
-                (0..count).map(|_| uniform.sample(&mut rng)).collect()
-            };
-            var.set(&Tensor::from_vec(values, var.shape(), &self.device)?)?;
-        }
-        Ok(())
+        crate::init::reinitialise(
+            &self.varmap,
+            self.config.hidden_units,
+            seed,
+            &self.device,
+            "StitchNet",
+        )
     }
 
     fn lock_vars(
@@ -538,7 +523,7 @@ impl StitchNet {
                     last[i] = PAD_ID;
                     continue;
                 }
-                let next = draw_token(row, temperature, &mut probs, rng)?;
+                let next = crate::prior::draw_token(row, temperature, &mut probs, rng)?;
                 seqs[i].push(next);
                 last[i] = next;
                 done[i] = next == EOS_ID;
@@ -626,49 +611,6 @@ impl StitchNet {
         }
         Ok(net)
     }
-}
-
-/// Draws one token from softmax(row / temperature) with PAD and BOS excluded.
-fn draw_token(
-    row: &[f32],
-    temperature: f64,
-    probs: &mut [f64],
-    rng: &mut EngineRng,
-) -> Result<u32, ComputeError> {
-    let allowed = |id: usize| id != PAD_ID as usize && id != BOS_ID as usize;
-    let max = row
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| allowed(i))
-        .map(|(_, &v)| f64::from(v) / temperature)
-        .fold(f64::NEG_INFINITY, f64::max);
-    if !max.is_finite() {
-        return Err(ComputeError::Numerical(
-            "non-finite logits while decoding".into(),
-        ));
-    }
-    let mut total = 0.0;
-    for (i, (p, &v)) in probs.iter_mut().zip(row).enumerate() {
-        *p = if allowed(i) {
-            (f64::from(v) / temperature - max).exp()
-        } else {
-            0.0
-        };
-        total += *p;
-    }
-    let mut u = rng.random::<f64>() * total;
-    let mut last_positive = EOS_ID;
-    for (i, &p) in probs.iter().enumerate() {
-        if p > 0.0 {
-            last_positive = i as u32;
-            if u < p {
-                return Ok(i as u32);
-            }
-            u -= p;
-        }
-    }
-    // Rounding left u just above the last positive weight: that token.
-    Ok(last_positive)
 }
 
 #[cfg(test)]

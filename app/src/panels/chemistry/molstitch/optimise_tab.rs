@@ -33,6 +33,8 @@ pub(super) struct LiveCurves {
     pub prior_nll: Vec<f64>,
     /// Trajectory-balance loss per epoch.
     pub tb_loss: Vec<f64>,
+    /// StitchNet pretraining NLL per epoch (nats).
+    pub stitchnet_nll: Vec<f64>,
     /// Proxy held-out pair accuracy per round.
     pub proxy_accuracy: Vec<f64>,
     /// IPO loss per stitch round.
@@ -52,6 +54,11 @@ impl LiveCurves {
                 self.notes.push(format!("prior weights read from {path}"));
             }
             OptimiseEvent::TbEpoch { loss, .. } => self.tb_loss.push(*loss),
+            OptimiseEvent::StitchNetEpoch { nll, .. } => self.stitchnet_nll.push(*nll),
+            OptimiseEvent::StitchNetLoaded { path } => {
+                self.notes
+                    .push(format!("StitchNet weights read from {path}"));
+            }
             OptimiseEvent::ProxyRound { pair_accuracy, .. } => {
                 self.proxy_accuracy.push(*pair_accuracy);
             }
@@ -386,10 +393,16 @@ fn live_figure(live: &LiveCurves) -> Figure {
         .grid(1, 3)
         .size_in(10.0, 3.2)
         .subplot(
-            Subplot::new("Prior pretraining")
+            Subplot::new("Pretraining")
                 .x_label("epoch")
                 .y_label("NLL (nats)")
-                .line("prior", index(&live.prior_nll), live.prior_nll.clone()),
+                .legend(true)
+                .line("prior", index(&live.prior_nll), live.prior_nll.clone())
+                .line(
+                    "StitchNet",
+                    index(&live.stitchnet_nll),
+                    live.stitchnet_nll.clone(),
+                ),
         )
         .subplot(
             Subplot::new("Rank proxies")
