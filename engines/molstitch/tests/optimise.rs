@@ -1,5 +1,5 @@
 //! Tests of the MolStitch optimisation pipeline (small and fast; the full default run is the
-//! ignored `default_run_beats_the_baselines`).
+//! ignored `default_run_improves_on_the_offline_set`).
 
 use std::path::PathBuf;
 
@@ -469,7 +469,7 @@ fn trajectory_balance_reaches_its_fixed_point() {
 /// the offline set, and both baselines on seeds 0 and 1 but not on seed 2.
 #[test]
 #[ignore = "the default run takes minutes"]
-fn default_run_beats_the_baselines() {
+fn default_run_improves_on_the_offline_set() {
     let start = std::time::Instant::now();
     let smiles = offline_smiles().unwrap();
     let config: OptimiseConfig = std::env::var("MOLSTITCH_CONFIG")
