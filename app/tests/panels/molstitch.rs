@@ -183,7 +183,7 @@ fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
         harness.state().notices
     );
     let sidecar = dir.path().join("molstitch.data");
-    assert!(sidecar.join("molstitch-optimisation.json").exists());
+    assert!(sidecar.join("molstitch-optimisation.ron").exists());
     assert!(
         std::fs::read_dir(sidecar.join("molstitch-weights")).is_ok_and(|mut d| d.next().is_some()),
         "the trained weights are cached in the sidecar"

@@ -215,8 +215,9 @@ pub struct SavedResults {
 
 /// Sidecar sub-folder of the cached prior and StitchNet weights.
 const WEIGHTS_FOLDER: &str = "molstitch-weights";
-/// Sidecar file of the optimisation result.
-const RESULT_FILE: &str = "molstitch-optimisation.json";
+/// Sidecar file of the optimisation result (RON, which keeps the NaN of a round without an IPO
+/// step; JSON would turn it into null and refuse to read it back).
+const RESULT_FILE: &str = "molstitch-optimisation.ron";
 
 /// Everything the project file stores for this panel.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -280,7 +281,7 @@ impl MolStitchPanel {
             if let Some(file) = &results.optimise_file {
                 let read = sidecar
                     .read_text(file)
-                    .and_then(|text| Ok(serde_json::from_str::<OptimiseResult>(&text)?));
+                    .and_then(|text| Ok(ron::from_str::<OptimiseResult>(&text)?));
                 match read {
                     Ok(result) => panel.optimise.set_result(Some(result)),
                     Err(error) => {
@@ -379,7 +380,7 @@ impl Panel for MolStitchPanel {
         if let Some(sidecar) = sidecar {
             self.save_weights(sidecar)?;
             if let Some(result) = self.optimise.result() {
-                let text = serde_json::to_string(&*result)?;
+                let text = ron::to_string(&*result)?;
                 results.optimise_file = Some(sidecar.write_text(RESULT_FILE, &text)?);
             }
         }
