@@ -54,16 +54,16 @@ pub fn fitted_range<'a>(rows: impl IntoIterator<Item = &'a Vec<f64>>, i: usize) 
     (((lo * 10.0).floor() / 10.0).clamp(0.0, 0.9), 1.0)
 }
 
-/// A molecule set's scatter on objectives (`ix`, `iy`) in grey with its Pareto front (indices
+/// A molecule set's scatter on objectives (`ix`, `iy`; axes named by `names`) in grey with its Pareto front (indices
 /// into the rows) in orange; `labels` name the points and the front in the legend.
 pub fn set_subplot(
     title: &str,
     (rows, front): (&[Vec<f64>], &[usize]),
-    specs: &[ObjectiveSpec],
+    names: &[String],
     (ix, iy): (usize, usize),
     labels: (&str, &str),
 ) -> Subplot {
-    let name = |i: usize| specs.get(i).map(objective_name).unwrap_or_default();
+    let name = |i: usize| names.get(i).cloned().unwrap_or_default();
     let (xs, ys) = xy(rows, ix, iy);
     let (x_range, y_range) = (fitted_range(rows, ix), fitted_range(rows, iy));
     Subplot::new(title)
@@ -90,7 +90,7 @@ pub fn molecules_figure(
     let mut subplot = set_subplot(
         &format!("{} ({} molecules)", set.source, set.smiles.len()),
         (&set.objectives, &set.front),
-        specs,
+        &specs.iter().map(objective_name).collect::<Vec<_>>(),
         (ix, iy),
         ("molecules", "Pareto front"),
     );

@@ -228,6 +228,18 @@ impl OptimiseTab {
         if self.job.is_busy() || !self.live.prior_nll.is_empty() {
             ui.label(format!("Stage: {}", self.live.stage));
         }
+        if let Some(result) = &self.result
+            && !result_matches_objectives(result, params)
+        {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "This result was computed for the objectives {}; the objectives have \
+                     changed since. Run again to optimise the current ones.",
+                    result.objective_labels.join(", ")
+                ),
+            );
+        }
         let figure = match &self.result {
             Some(result) => results_figure(result, params, view),
             None => live_figure(&self.live),
@@ -423,6 +435,25 @@ fn live_figure(live: &LiveCurves) -> Figure {
         )
 }
 
+/// Whether `result` was computed for the panel's current objectives.
+pub(super) fn result_matches_objectives(result: &OptimiseResult, params: &MolStitchParams) -> bool {
+    result
+        .objective_labels
+        .iter()
+        .map(String::as_str)
+        .eq(params.objectives.iter().map(|s| s.label()))
+}
+
+/// Axis names of the result's objectives: the panel's readable names while they are the
+/// objectives the result was computed for, else the result's own labels.
+fn result_axis_names(result: &OptimiseResult, params: &MolStitchParams) -> Vec<String> {
+    if result_matches_objectives(result, params) {
+        params.objectives.iter().map(objective_name).collect()
+    } else {
+        result.objective_labels.clone()
+    }
+}
+
 /// The result figure: Pareto scatter of generated vs offline on the view's axes, hypervolume
 /// against oracle calls, and the proxy and IPO curves.
 pub(super) fn results_figure(
@@ -440,7 +471,7 @@ pub(super) fn results_figure(
     let mut pareto = super::figures::set_subplot(
         "Generated vs offline molecules",
         (&offline, &offline_front),
-        &params.objectives,
+        &result_axis_names(result, params),
         (ix, iy),
         ("offline", "offline front"),
     );
@@ -691,4 +722,44 @@ fn metrics_ui(ui: &mut egui::Ui, result: &OptimiseResult) {
                 ui.end_row();
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use benchtop_molstitch::ObjectiveSpec;
+
+    fn result_for(labels: &[&str]) -> OptimiseResult {
+        let metrics = MethodMetrics {
+            hypervolume: 0.0,
+            r2: 0.0,
+            top1: 0.0,
+            top10: 0.0,
+            top100: 0.0,
+            diversity: 0.0,
+            validity: 0.0,
+            uniqueness: 0.0,
+            novelty: 0.0,
+        };
+        OptimiseResult {
+            objective_labels: labels.iter().map(|l| (*l).to_owned()).collect(),
+            offline: Vec::new(),
+            offline_metrics: metrics,
+            methods: Vec::new(),
+            proxy_accuracy: Vec::new(),
+            ipo_loss: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_result_for_other_objectives_is_labelled_by_its_own_objectives() {
+        let mut params = MolStitchParams::default();
+        let result = result_for(&["qed", "sa", "sim"]);
+        assert!(result_matches_objectives(&result, &params));
+        assert_eq!(result_axis_names(&result, &params)[0], "QED");
+        params.objectives = vec![ObjectiveSpec::Sa, ObjectiveSpec::Qed];
+        assert!(!result_matches_objectives(&result, &params));
+        assert_eq!(result_axis_names(&result, &params), ["qed", "sa", "sim"]);
+    }
 }
