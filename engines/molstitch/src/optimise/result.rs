@@ -66,4 +66,8 @@ pub struct OptimiseResult {
     pub ipo_loss: Vec<f64>,
     /// Remarks on the run (cache use, skipped rounds, …).
     pub notes: Vec<String>,
+    /// The cached weight files the run read or wrote (prior, StitchNet), so a caller can keep
+    /// exactly these with its project.
+    #[serde(default)]
+    pub weight_files: Vec<std::path::PathBuf>,
 }

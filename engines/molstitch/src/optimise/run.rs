@@ -94,6 +94,7 @@ pub fn run(
     let objectives = Objectives::new(&config.objectives).map_err(chem)?;
     let weights = config.normalised_weights();
     let mut notes = Vec::new();
+    let mut weight_files = Vec::new();
 
     // Score the offline set (these are its oracle calls).
     stage(0, progress, on_event);
@@ -169,13 +170,17 @@ pub fn run(
     };
     match &source {
         PriorSource::Loaded(path) => {
+            weight_files.push(path.clone());
             on_event(&OptimiseEvent::PriorLoaded {
                 path: path.display().to_string(),
             });
             notes.push(format!("prior loaded from cache {}", path.display()));
         }
         PriorSource::Trained { saved, .. } => match saved {
-            Some(p) => notes.push(format!("prior trained and cached at {}", p.display())),
+            Some(p) => {
+                weight_files.push(p.clone());
+                notes.push(format!("prior trained and cached at {}", p.display()));
+            }
             None if cache_dir.is_some() => {
                 notes.push("prior trained; the cache file could not be written".into());
             }
@@ -219,6 +224,7 @@ pub fn run(
             cancel.check()?;
             match &source {
                 PriorSource::Loaded(path) => {
+                    weight_files.push(path.clone());
                     on_event(&OptimiseEvent::StitchNetLoaded {
                         path: path.display().to_string(),
                     });
@@ -226,6 +232,7 @@ pub fn run(
                 }
                 PriorSource::Trained { saved, .. } => match saved {
                     Some(p) => {
+                        weight_files.push(p.clone());
                         notes.push(format!("StitchNet trained and cached at {}", p.display()));
                     }
                     None if cache_dir.is_some() => {
@@ -513,5 +520,6 @@ pub fn run(
         proxy_accuracy,
         ipo_loss,
         notes,
+        weight_files,
     })
 }

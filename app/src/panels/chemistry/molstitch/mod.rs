@@ -295,22 +295,24 @@ impl MolStitchPanel {
         Ok(panel)
     }
 
-    /// Copies the cached weights into the sidecar's weight folder (when they live elsewhere).
+    /// Copies the weight files of the current result (prior, StitchNet) into the sidecar's
+    /// weight folder, unless they already live there.
     fn save_weights(&self, sidecar: &Sidecar) -> anyhow::Result<()> {
         let target = sidecar.dir().join(WEIGHTS_FOLDER);
-        if target == self.cache_dir || !self.cache_dir.is_dir() {
+        let Some(result) = self.optimise.result() else {
             return Ok(());
-        }
-        std::fs::create_dir_all(&target)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
-        for entry in std::fs::read_dir(&self.cache_dir)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", self.cache_dir.display()))?
-        {
-            let path = entry?.path();
-            if let Some(name) = path.file_name().filter(|_| path.is_file()) {
-                std::fs::copy(&path, target.join(name))
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        };
+        for path in &result.weight_files {
+            let Some(name) = path.file_name() else {
+                continue;
+            };
+            if path.parent() == Some(target.as_path()) || !path.is_file() {
+                continue;
             }
+            std::fs::create_dir_all(&target)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
+            std::fs::copy(path, target.join(name))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         }
         Ok(())
     }

@@ -749,6 +749,7 @@ mod tests {
             proxy_accuracy: Vec::new(),
             ipo_loss: Vec::new(),
             notes: Vec::new(),
+            weight_files: Vec::new(),
         }
     }
 
