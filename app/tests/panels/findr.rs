@@ -139,12 +139,13 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
     assert_eq!(field.rows.len(), 49, "a 7 × 7 grid");
 }
 
-/// The example project: the recovered fixed points include stable (or marginal) points within
-/// 0.1 latent units of the planted attractors ±(1, 0), in the planted frame.
+/// The example project: the recovered fixed points include stable points within 0.2 latent
+/// units of the planted attractors ±(1, 0), in the planted frame.
 pub fn check_findr(summary: &serde_json::Value) {
-    // The planted system: attractors at ±(1, 0) with a saddle between them. After 80 epochs the
-    // recovered attractors sit within 0.3 latent units of the planted ones (docs/benchmarks.md
-    // has the measured errors; longer training brings them closer).
+    // The planted system: attractors at ±(1, 0) with a saddle between them. The project's fit
+    // (seed 1) puts them 0.083 and 0.051 from the planted ones on this machine; fit seeds 1–4
+    // give 0.05–0.17 (docs/benchmarks.md), and a CPU with other matrix kernels rounds
+    // differently, which acts like another seed, so the bound here is the seeds' spread.
     let s = &summary["panels"][0]["summary"];
     let planted = s["planted_attractors"]
         .as_array()
@@ -153,7 +154,7 @@ pub fn check_findr(summary: &serde_json::Value) {
     let errors = s["attractor_errors"].as_array().expect("attractor errors");
     for error in errors {
         let error = error.as_f64().unwrap_or(f64::INFINITY);
-        assert!(error < 0.3, "attractor error {error}: {s}");
+        assert!(error < 0.2, "attractor error {error}: {s}");
     }
     let points = s["fixed_points"].as_array().expect("fixed points");
     let position = |p: &serde_json::Value| {
@@ -172,7 +173,7 @@ pub fn check_findr(summary: &serde_json::Value) {
         let near = points
             .iter()
             .map(position)
-            .any(|(kind, x, y)| kind == "stable" && (x - at[0]).hypot(y - at[1]) < 0.3);
+            .any(|(kind, x, y)| kind == "stable" && (x - at[0]).hypot(y - at[1]) < 0.2);
         assert!(near, "no recovered attractor near {at:?}: {points:?}");
     }
     let saddle = points

@@ -535,9 +535,11 @@ mod tests {
         );
     }
 
-    /// The planted-system recovery on the example project's data (200 trials, 50 neurons,
-    /// clicks in the first 0.4 s, bistable bumps of strength 2/τ at ±(1, 0)): two attractors
-    /// flanking a saddle, each within 0.3 latent units of the planted ±f after the alignment.
+    /// The planted-system recovery on the example project's data and fit (200 trials, 100
+    /// neurons read out at 20 Hz per latent unit, clicks in the first 0.4 s, bistable bumps of
+    /// strength 2/τ at ±(1, 0); batches of 8 trials at learning rate 0.1): two attractors
+    /// flanking a saddle, each within 0.1 latent units of the planted ±f after the alignment
+    /// (fit seed 1; docs/benchmarks.md has seeds 1–4, whose worse error spans 0.08–0.17).
     /// Run in release:
     /// `cargo test --release -p benchtop-findr --lib planted_recovery -- --ignored --nocapture`
     /// (`EPOCHS`, `SEED` override the defaults 80 and 1).
@@ -552,6 +554,8 @@ mod tests {
         };
         let synthetic = SyntheticParams {
             n_trials: 200,
+            n_neurons: 100,
+            readout_gain_hz: 20.0,
             latent_noise: 0.1,
             stimulus_s: Some(0.4),
             flow: crate::planted::PlantedFlow {
@@ -566,7 +570,8 @@ mod tests {
         let params = FindrParams {
             train: TrainParams {
                 max_epochs: env("EPOCHS", 80),
-                learning_rate: 0.2,
+                learning_rate: 0.1,
+                batch_trials: 8,
                 kl_warmup_decay: 0.95,
                 ..TrainParams::default()
             },
@@ -609,7 +614,7 @@ mod tests {
         }
         println!("attractor errors {:?}", planted.attractor_errors);
         assert!(result.test_nll < result.test_nll_baseline_only);
-        assert!(planted.attractor_errors.iter().all(|e| *e < 0.3));
+        assert!(planted.attractor_errors.iter().all(|e| *e < 0.1));
         let stable = |sign: f64| {
             result
                 .fixed_points

@@ -92,12 +92,16 @@ pub struct DataParams {
 }
 
 /// The synthetic set a new panel starts with (the example project's): 200 trials with clicks in
-/// the first 0.4 s and then a delay, and bistable bumps strong enough to recover, so that the
-/// first training shows two attractors and a saddle within a minute.
+/// the first 0.4 s and then a delay, bistable bumps strong enough to recover, and 100 neurons
+/// reading the latent out at 20 Hz per unit (informative enough that the posterior does not
+/// blur the attractors outward), so that the first training shows two attractors and a saddle
+/// within a minute.
 fn demo_synthetic() -> SyntheticParams {
     let engine = SyntheticParams::default();
     SyntheticParams {
         n_trials: 200,
+        n_neurons: 100,
+        readout_gain_hz: 20.0,
         latent_noise: 0.1,
         stimulus_s: Some(0.4),
         flow: benchtop_findr::planted::PlantedFlow {
@@ -110,15 +114,16 @@ fn demo_synthetic() -> SyntheticParams {
     }
 }
 
-/// The fit a new panel starts with (the example project's): 80 epochs at learning rate 0.2 with
-/// a faster KL warm-up than the paper's 0.99, which fits the planted system in about half a
-/// minute in a release build instead of the paper's thousands of epochs.
+/// The fit a new panel starts with (the example project's): 80 epochs of batches of 8 trials at
+/// learning rate 0.1 with a faster KL warm-up than the paper's 0.99, which fits the planted
+/// system in about 40 s in a release build instead of the paper's thousands of epochs.
 fn demo_fit() -> FindrParams {
     let engine = FindrParams::default();
     FindrParams {
         train: TrainParams {
             max_epochs: 80,
-            learning_rate: 0.2,
+            batch_trials: 8,
+            learning_rate: 0.1,
             kl_warmup_decay: 0.95,
             ..engine.train.clone()
         },
