@@ -497,14 +497,22 @@ fn grid_spacer(axis: &AxisView, label_px: f64) -> Option<Box<dyn Fn(GridInput) -
 const EGUI_MIN_GRID_SPACING: f64 = 8.0;
 
 /// Linear grid marks: major 1–2–5 steps at least `label_px` apart, minor fifths (quarters for
-/// steps of 2) for the faint lines.
+/// steps of 2) for the faint lines. On an axis too short for two labels that far apart (a
+/// narrow equal-aspect plot), the major step shrinks until two labelled marks fit.
 fn linear_marks(input: &GridInput, label_px: f64) -> Vec<GridMark> {
     let (lo, hi) = input.bounds;
     let per_px = input.base_step_size / EGUI_MIN_GRID_SPACING;
     if !(lo.is_finite() && hi.is_finite() && per_px.is_finite() && per_px > 0.0) || hi <= lo {
         return Vec::new();
     }
-    let major = nice_step(per_px * label_px, 1);
+    let mut major = nice_step(per_px * label_px, 1);
+    let labelled = |step: f64| (hi / step).floor() - (lo / step).ceil() + 1.0;
+    for _ in 0..3 {
+        if labelled(major) >= 2.0 {
+            break;
+        }
+        major = smaller_nice_step(major);
+    }
     let mantissa = major / 10f64.powf(major.log10().floor());
     let minor = if (mantissa - 2.0).abs() < 1e-6 {
         major / 4.0
@@ -530,6 +538,19 @@ fn linear_marks(input: &GridInput, label_px: f64) -> Vec<GridMark> {
             }
         })
         .collect()
+}
+
+/// The next 1–2–5 step below `step` (5 → 2 → 1 → 0.5 …).
+fn smaller_nice_step(step: f64) -> f64 {
+    let magnitude = 10f64.powf(step.log10().floor());
+    let mantissa = (step / magnitude).round();
+    if mantissa >= 5.0 {
+        2.0 * magnitude
+    } else if mantissa >= 2.0 {
+        magnitude
+    } else {
+        0.5 * magnitude
+    }
 }
 
 /// Tick label text for a grid mark.
@@ -970,6 +991,33 @@ mod tests {
         let mut changed = big.clone();
         changed.values_mut()[29] = 0.25;
         assert!(!source.same_as(&TextureSource::of(&changed, (0.0, 1.0))));
+    }
+
+    #[test]
+    fn a_short_linear_axis_still_gets_two_labelled_marks() {
+        let majors = |bounds: (f64, f64), px: f64| -> Vec<f64> {
+            let input = GridInput {
+                bounds,
+                base_step_size: (bounds.1 - bounds.0) / px * EGUI_MIN_GRID_SPACING,
+            };
+            let marks = linear_marks(&input, 80.0);
+            let major = marks.iter().map(|m| m.step_size).fold(0.0, f64::max);
+            marks
+                .iter()
+                .filter(|m| m.step_size == major && m.value >= bounds.0 && m.value <= bounds.1)
+                .map(|m| m.value)
+                .collect()
+        };
+        // 3.4 units over 245 px: 80 px asks for a step of 2, which labels only 0.
+        assert_eq!(majors((-1.7, 1.7), 245.0), vec![-1.0, 0.0, 1.0]);
+        // A wide axis keeps its spacing.
+        assert_eq!(
+            majors((0.0, 10.0), 400.0),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
+        assert_eq!(smaller_nice_step(5.0), 2.0);
+        assert_eq!(smaller_nice_step(2.0), 1.0);
+        assert!((smaller_nice_step(1.0) - 0.5).abs() < 1e-12);
     }
 
     #[test]
