@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_molstitch::offline::offline_smiles;
-use benchtop_molstitch::optimise::agent::{ipo_steps, rank_priority_weights, trajectory_balance};
+use benchtop_molstitch::optimise::agent::{
+    TbData, ipo_steps, rank_priority_weights, trajectory_balance,
+};
 use benchtop_molstitch::optimise::{
     OptimiseConfig, OptimiseEvent, OptimiseResult, StitchOperator, run,
 };
@@ -428,19 +430,14 @@ fn trajectory_balance_reaches_its_fixed_point() {
     let prior_logp = prior.log_likelihoods(&seqs).unwrap();
     let reward = [0.1, 0.4, 0.7, 1.0];
     let sigma = 4.0;
-    let (epochs, log_z) = trajectory_balance(
-        &agent,
-        &seqs,
-        &prior_logp,
-        &reward,
+    let data = TbData {
+        seqs: &seqs,
+        prior_logp: &prior_logp,
+        reward: &reward,
         sigma,
-        1e-2,
-        200,
-        1,
-        || Ok(()),
-        |_| {},
-    )
-    .unwrap();
+    };
+    let (epochs, log_z) =
+        trajectory_balance(&agent, data, 1e-2, 200, 1, || Ok(()), |_| {}).unwrap();
     assert_eq!(epochs.len(), 200);
     assert!(
         epochs[199].loss < 0.01 * epochs[0].loss,

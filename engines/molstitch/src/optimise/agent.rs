@@ -108,39 +108,59 @@ pub struct TbEpoch {
     pub log_z: f64,
 }
 
-/// Fine-tunes `agent` on `seqs` with rewards `reward` by the trajectory-balance loss
-/// L = mean (log π_θ(x) + log Z − log π₀(x) − σ r(x))², with a learnable log Z; `prior_logp`
-/// holds log π₀(x). log Z starts at mean(σ r) (its optimum while π_θ = π₀; the paper starts it
-/// at 0.001 with its own learning rate). Mini-batches of the prior's batch size, shuffled from
-/// `seed`; `each_batch` runs before every batch (cancel check). Returns the epochs' summaries
-/// and the final log Z.
-#[allow(clippy::too_many_arguments)]
+/// What trajectory balance fine-tunes on: the sequences, their log-likelihoods log π₀(x) under
+/// the frozen prior, their rewards r(x) and the reward scale σ.
+#[derive(Clone, Copy, Debug)]
+pub struct TbData<'a> {
+    /// Token sequences.
+    pub seqs: &'a [Vec<u32>],
+    /// log π₀(x) of each sequence.
+    pub prior_logp: &'a [f64],
+    /// Reward r(x) of each sequence.
+    pub reward: &'a [f64],
+    /// Reward scale σ.
+    pub sigma: f64,
+}
+
+impl TbData<'_> {
+    /// The per-sequence targets log π₀(x) + σ r(x), or an error when the lengths disagree or
+    /// there are no sequences.
+    fn targets(&self) -> Result<Vec<f64>, ComputeError> {
+        let n = self.seqs.len();
+        if n == 0 || n != self.prior_logp.len() || n != self.reward.len() {
+            return Err(ComputeError::invalid(
+                "sequences",
+                "need one log π₀ and one reward per sequence, and at least one sequence",
+            ));
+        }
+        Ok(self
+            .prior_logp
+            .iter()
+            .zip(self.reward)
+            .map(|(p, r)| p + self.sigma * r)
+            .collect())
+    }
+}
+
+/// Fine-tunes `agent` on `data` by the trajectory-balance loss
+/// L = mean (log π_θ(x) + log Z − log π₀(x) − σ r(x))², with a learnable log Z. log Z starts
+/// at mean(σ r) (its optimum while π_θ = π₀; the paper starts it at 0.001 with its own
+/// learning rate). Mini-batches of the prior's batch size, shuffled from `seed`; `each_batch`
+/// runs before every batch (cancel check). Returns the epochs' summaries and the final log Z.
 pub fn trajectory_balance(
     agent: &Prior,
-    seqs: &[Vec<u32>],
-    prior_logp: &[f64],
-    reward: &[f64],
-    sigma: f64,
+    data: TbData<'_>,
     learning_rate: f64,
     epochs: usize,
     seed: u64,
     mut each_batch: impl FnMut() -> Result<(), ComputeError> + Send,
     mut on_epoch: impl FnMut(&TbEpoch) + Send,
 ) -> Result<(Vec<TbEpoch>, f64), ComputeError> {
-    if seqs.is_empty() || seqs.len() != prior_logp.len() || seqs.len() != reward.len() {
-        return Err(ComputeError::invalid(
-            "sequences",
-            "need one log π₀ and one reward per sequence, and at least one sequence",
-        ));
-    }
-    let init = sigma * reward.iter().sum::<f64>() / reward.len() as f64;
+    let target = data.targets()?;
+    let seqs = data.seqs;
+    let init = data.sigma * data.reward.iter().sum::<f64>() / data.reward.len() as f64;
     let log_z = Var::from_tensor(&Tensor::new(&[init as f32], &Device::Cpu)?)?;
     let batch_size = agent.config().batch_size;
-    let target: Vec<f64> = prior_logp
-        .iter()
-        .zip(reward)
-        .map(|(p, r)| p + sigma * r)
-        .collect();
     Prior::on_thread(move || {
         let mut adam = agent.adam(learning_rate, vec![log_z.clone()])?;
         let mut rng = seeded(seed);
@@ -203,17 +223,14 @@ pub fn rank_priority_weights(n: usize) -> Vec<f64> {
 }
 
 /// Experience replay after the trajectory-balance passes: the buffer is the top `buffer`
-/// sequences by reward; each of `rounds` rounds draws `batch` of them with replacement with
-/// p ∝ 1/(0.01·N + rank) ([`rank_priority_weights`]) and takes one TB step on them, from
+/// sequences of `data` by reward; each of `rounds` rounds draws `batch` of them with replacement
+/// with p ∝ 1/(0.01·N + rank) ([`rank_priority_weights`]) and takes one TB step on them, from
 /// log Z = `log_z` (a fresh Adam state; the paper keeps one optimiser). `each_batch` runs
 /// before every step (cancel check). Returns each round's loss and the final log Z.
 #[allow(clippy::too_many_arguments)]
 pub fn tb_replay(
     agent: &Prior,
-    seqs: &[Vec<u32>],
-    prior_logp: &[f64],
-    reward: &[f64],
-    sigma: f64,
+    data: TbData<'_>,
     learning_rate: f64,
     log_z: f64,
     buffer: usize,
@@ -222,21 +239,12 @@ pub fn tb_replay(
     seed: u64,
     mut each_batch: impl FnMut() -> Result<(), ComputeError> + Send,
 ) -> Result<(Vec<f64>, f64), ComputeError> {
-    if seqs.is_empty() || seqs.len() != prior_logp.len() || seqs.len() != reward.len() {
-        return Err(ComputeError::invalid(
-            "sequences",
-            "need one log π₀ and one reward per sequence, and at least one sequence",
-        ));
-    }
+    let target = data.targets()?;
+    let (seqs, reward) = (data.seqs, data.reward);
     let mut ranked: Vec<usize> = (0..seqs.len()).collect();
     ranked.sort_by(|&a, &b| reward[b].total_cmp(&reward[a]).then(a.cmp(&b)));
     ranked.truncate(buffer.max(1));
     let weights = rank_priority_weights(ranked.len());
-    let target: Vec<f64> = prior_logp
-        .iter()
-        .zip(reward)
-        .map(|(p, r)| p + sigma * r)
-        .collect();
     let log_z = Var::from_tensor(&Tensor::new(&[log_z as f32], &Device::Cpu)?)?;
     Prior::on_thread(move || {
         let mut adam = agent.adam(learning_rate, vec![log_z.clone()])?;

@@ -9,7 +9,9 @@ use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use rand::seq::SliceRandom as _;
 
-use super::agent::{PriorSource, ipo_steps, pretrained_prior, tb_replay, trajectory_balance};
+use super::agent::{
+    PriorSource, TbData, ipo_steps, pretrained_prior, tb_replay, trajectory_balance,
+};
 use super::baselines::random_crossover;
 use super::config::OptimiseConfig;
 use super::evaluate::{Candidate, evaluate_method, metrics, score_candidates};
@@ -261,15 +263,18 @@ pub fn run(
         .collect::<Result<_, _>>()?;
     let prior_logp = prior.log_likelihoods(&seqs)?;
     let agent = prior.frozen_copy()?;
+    let tb_data = TbData {
+        seqs: &seqs,
+        prior_logp: &prior_logp,
+        reward: &rewards,
+        sigma: config.sigma,
+    };
     let log_z = {
         let on_event = &mut *on_event;
         let tb_epochs = config.tb_epochs;
         let (_, log_z) = trajectory_balance(
             &agent,
-            &seqs,
-            &prior_logp,
-            &rewards,
-            config.sigma,
+            tb_data,
             config.agent_learning_rate,
             tb_epochs,
             derive_seed(config.seed, stream::TB),
@@ -291,10 +296,7 @@ pub fn run(
     if config.replay_rounds > 0 {
         let (losses, _) = tb_replay(
             &agent,
-            &seqs,
-            &prior_logp,
-            &rewards,
-            config.sigma,
+            tb_data,
             config.agent_learning_rate,
             log_z,
             config.replay_buffer,
