@@ -10,3 +10,9 @@ pub const GIT_COMMIT: &str = env!("BENCHTOP_GIT_COMMIT");
 pub fn version_line() -> String {
     format!("benchtop {APP_VERSION} ({GIT_COMMIT})")
 }
+
+/// Version and commit, as the kit's export and provenance take them.
+pub const BUILD: benchtop_kit::export::BuildInfo = benchtop_kit::export::BuildInfo {
+    app_version: APP_VERSION,
+    git_commit: GIT_COMMIT,
+};

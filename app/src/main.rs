@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use benchtop::cli::{ChemCommand, Cli, CliCommand, bench, chem, doctor, run, spectra};
+use benchtop::cli::{ChemCommand, Cli, CliCommand, bench, chem, doctor, params, run, spectra};
 use clap::Parser as _;
 
 /// mimalloc keeps freed pages for reuse. With the system allocator, every training step's
@@ -30,7 +30,21 @@ fn main() -> ExitCode {
             format,
             dpi,
             save,
-        }) => run::run(&file, &out, &format, dpi, save).map(|_| ()),
+            preset,
+            set,
+        }) => run::run(
+            &file,
+            &out,
+            &run::RunOptions {
+                formats: format,
+                dpi,
+                save,
+                preset,
+                set,
+            },
+        )
+        .map(|_| ()),
+        Some(CliCommand::Params { kind, json }) => params::print(kind.as_deref(), json),
         Some(CliCommand::Bench { engine, options }) => bench::bench(&engine, &options),
         Some(CliCommand::Spectra {
             file,

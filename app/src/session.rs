@@ -8,31 +8,14 @@ use std::path::{Path, PathBuf};
 
 use benchtop_compute::Progress;
 
-use crate::jobs::{Job, JobBoard, JobOutcome};
-use crate::panels::{self, Panel, PanelKind};
-use crate::project::{PaneId, PanelEntry, ProjectDoc, ProjectError, Sidecar, sidecar_dir};
-use crate::sweep::{SweepDoc, SweepPoint, SweepSupport, run_sweep};
+use anyhow::Context as _;
+use benchtop_kit::export::ExportBundle;
+use benchtop_kit::jobs::JobBoard;
+use benchtop_kit::panel::{Panel, PanelKind};
+use benchtop_kit::project::{Override, PaneId, ProjectError, Sidecar, sidecar_dir};
+use benchtop_kit::sweep::{SweepRun, run_sweep, start_sweep_run};
 
-/// A sweep of the session with its running job, if any.
-pub struct SweepRun {
-    /// The sweep and its results so far.
-    pub doc: SweepDoc,
-    /// The job computing missing points.
-    pub job: Option<Job<SweepPoint, ()>>,
-    /// The last error (invalid sweep, failed start).
-    pub error: Option<String>,
-}
-
-impl SweepRun {
-    /// A sweep with no job.
-    pub fn new(doc: SweepDoc) -> Self {
-        Self {
-            doc,
-            job: None,
-            error: None,
-        }
-    }
-}
+use crate::catalog::{self, PanelEntry, ProjectDoc};
 
 /// The open project.
 pub struct Session {
@@ -44,6 +27,8 @@ pub struct Session {
     pub sweeps: Vec<SweepRun>,
     /// The dock layout.
     pub layout: egui_tiles::Tree<PaneId>,
+    /// Named sets of parameter values (`benchtop run --preset`).
+    pub presets: BTreeMap<String, Vec<Override>>,
     next_id: u64,
 }
 
@@ -61,6 +46,7 @@ impl Session {
             panels: BTreeMap::new(),
             sweeps: Vec::new(),
             layout: egui_tiles::Tree::empty(egui::Id::unique("benchtop_dock")),
+            presets: BTreeMap::new(),
             next_id: 1,
         }
     }
@@ -77,7 +63,8 @@ impl Session {
         let sidecar = path.map(|p| Sidecar::new(sidecar_dir(p)));
         let mut panels = BTreeMap::new();
         for entry in doc.panels {
-            let mut panel = panels::restore(entry.state, sidecar.as_ref()).map_err(|error| {
+            let scoped = sidecar.as_ref().map(|s| s.scoped(&pane_prefix(entry.id)));
+            let mut panel = catalog::restore(entry.state, scoped.as_ref()).map_err(|error| {
                 ProjectError::Invalid {
                     path: shown.clone(),
                     panel: format!("#{}", entry.id.0),
@@ -119,6 +106,7 @@ impl Session {
             panels,
             sweeps: doc.sweeps.into_iter().map(SweepRun::new).collect(),
             layout,
+            presets: doc.presets,
             next_id,
         })
     }
@@ -129,13 +117,17 @@ impl Session {
         for (&id, panel) in &self.panels {
             panels.push(PanelEntry {
                 id,
-                state: panel.save(sidecar)?,
+                state: catalog::save(
+                    panel.as_ref(),
+                    sidecar.map(|s| s.scoped(&pane_prefix(id))).as_ref(),
+                )?,
             });
         }
         Ok(ProjectDoc {
             panels,
             layout: Some(self.layout.clone()),
             sweeps: self.sweeps.iter().map(|run| run.doc.clone()).collect(),
+            presets: self.presets.clone(),
             ..ProjectDoc::default()
         })
     }
@@ -152,6 +144,37 @@ impl Session {
         doc.save(path)?;
         self.path = Some(path.to_path_buf());
         Ok(())
+    }
+
+    /// Applies preset `name`: sets each of its parameters through the panel's declaration.
+    pub fn apply_preset(&mut self, name: &str) -> anyhow::Result<()> {
+        let Some(overrides) = self.presets.get(name).cloned() else {
+            let known: Vec<&str> = self.presets.keys().map(String::as_str).collect();
+            anyhow::bail!(
+                "there is no preset `{name}` (the project has: {})",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            );
+        };
+        for item in overrides {
+            self.set_param(item.pane, &item.key, item.value)
+                .with_context(|| format!("preset `{name}`"))?;
+        }
+        Ok(())
+    }
+
+    /// Sets the declared parameter `key` of panel `pane` to `value`.
+    pub fn set_param(&mut self, pane: PaneId, key: &str, value: f64) -> anyhow::Result<()> {
+        let panel = self
+            .panels
+            .get_mut(&pane)
+            .ok_or_else(|| anyhow::anyhow!("there is no panel #{} in the project", pane.0))?;
+        panel
+            .set_param(key, value)
+            .map_err(|message| anyhow::anyhow!("panel #{} ({}): {message}", pane.0, panel.title()))
     }
 
     /// Opens a new panel of `kind` as a tab and returns its id.
@@ -193,13 +216,24 @@ impl Session {
             panel.poll();
         }
         for run in &mut self.sweeps {
-            poll_sweep(run);
+            run.poll();
         }
     }
 
     /// Whether any panel or sweep is computing.
     pub fn is_busy(&self) -> bool {
-        self.panels.values().any(|p| p.is_busy()) || self.sweeps.iter().any(|s| s.job.is_some())
+        self.panels.values().any(|p| p.is_busy()) || self.sweeps.iter().any(SweepRun::is_busy)
+    }
+
+    /// Everything to export: every panel and sweep, or only pane `only` and its sweeps.
+    pub fn export_bundle(&self, only: Option<PaneId>) -> ExportBundle {
+        ExportBundle::collect(
+            crate::build_info::BUILD,
+            self.path.clone(),
+            self.panels.iter().map(|(id, panel)| (*id, panel.as_ref())),
+            &self.sweeps,
+            only,
+        )
     }
 
     /// Starts computing the missing points of sweep `index` in the background.
@@ -249,55 +283,9 @@ impl Session {
     }
 }
 
-/// Starts computing the missing points of `run` in the background with `support`'s evaluator.
-/// Results computed with other panel parameters (a different fingerprint) are dropped first.
-pub fn start_sweep_run(
-    run: &mut SweepRun,
-    support: &SweepSupport,
-    board: &JobBoard,
-    repaint: Option<egui::Context>,
-) {
-    if let Err(message) = run.doc.validate(support) {
-        run.error = Some(message);
-        return;
-    }
-    if !run.doc.is_current(support) {
-        run.doc.results.clear();
-        run.doc.fingerprint = support.fingerprint.clone();
-    }
-    let doc = run.doc.clone();
-    let evaluator = std::sync::Arc::clone(&support.evaluator);
-    let name = format!("sweep: {}", doc.name);
-    match Job::spawn(name, board, repaint, move |context| {
-        run_sweep(
-            &doc,
-            evaluator.as_ref(),
-            &context.progress,
-            &context.cancel,
-            |point| {
-                context.send(point);
-            },
-        )
-    }) {
-        Ok(job) => {
-            run.job = Some(job);
-            run.error = None;
-        }
-        Err(error) => run.error = Some(error.to_string()),
-    }
-}
-
-fn poll_sweep(run: &mut SweepRun) {
-    let Some(job) = &mut run.job else { return };
-    run.doc.results.extend(job.drain_updates());
-    if let Some(outcome) = job.try_finish() {
-        run.doc.results.extend(job.drain_updates());
-        match outcome {
-            JobOutcome::Finished(()) | JobOutcome::Cancelled => {}
-            JobOutcome::Failed(message) => run.error = Some(message),
-        }
-        run.job = None;
-    }
+/// The prefix of the sidecar names a pane writes, e.g. `3-`.
+fn pane_prefix(id: PaneId) -> String {
+    format!("{}-", id.0)
 }
 
 fn layout_matches(

@@ -10,11 +10,13 @@
 //!   file (`k,wavelength_km,psd`);
 //! - `benchtop chem props INPUT --out OUT.csv` writes RDKit properties of every molecule of a
 //!   `.smi` or CSV file (`smiles,mw,logp,tpsa,qed,sa,error`);
+//! - `benchtop params [KIND]` lists the declared parameters of the panel kinds;
 //! - `benchtop doctor` lists the compute backends and system libraries in use.
 
 pub mod bench;
 pub mod chem;
 pub mod doctor;
+pub mod params;
 pub mod run;
 pub mod spectra;
 
@@ -55,6 +57,26 @@ pub enum CliCommand {
         /// Save the computed results back into the project file.
         #[arg(long)]
         save: bool,
+        /// Apply the project's preset NAME first (e.g. `test`, the size the test suite runs).
+        #[arg(long)]
+        preset: Option<String>,
+        /// Set a declared parameter first: `PANE:KEY=VALUE`, e.g. `1:mc.beta=0.3` (repeatable;
+        /// `benchtop params` lists the keys).
+        #[arg(
+            long = "set",
+            value_name = "PANE:KEY=VALUE",
+            allow_hyphen_values = true
+        )]
+        set: Vec<String>,
+    },
+    /// List the declared parameters of every panel kind (or of KIND): key, label, unit,
+    /// accepted range, whether it is a whole number and sweepable, and its default.
+    Params {
+        /// A panel kind id, e.g. `ising` (default: every kind).
+        kind: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Benchmark an engine; prints exactly one JSON object on stdout.
     Bench {

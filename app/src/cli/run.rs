@@ -7,8 +7,9 @@ use anyhow::Context as _;
 use benchtop_compute::{CancelToken, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::export::ExportBundle;
-use crate::figure::ExportFormat;
+use benchtop_kit::figure::ExportFormat;
+use benchtop_kit::project::PaneId;
+
 use crate::session::Session;
 
 /// Parses the `--format` list.
@@ -55,21 +56,57 @@ fn with_progress_bar<T>(label: &str, work: impl FnOnce(&Progress) -> T) -> T {
     result
 }
 
-/// Loads, computes, exports; returns the number of files written.
-pub fn run(
-    file: &Path,
-    out: &Path,
-    formats: &[String],
-    dpi: u32,
-    save: bool,
-) -> anyhow::Result<usize> {
-    let formats = parse_formats(formats)?;
+/// How `benchtop run` computes and exports.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Figure formats (`svg`, `png`, `pdf`).
+    pub formats: Vec<String>,
+    /// Resolution of PNG figures.
+    pub dpi: u32,
+    /// Whether to save the results back into the project file.
+    pub save: bool,
+    /// A preset of the project to apply first.
+    pub preset: Option<String>,
+    /// `PANE:KEY=VALUE` settings to apply first (after the preset).
+    pub set: Vec<String>,
+}
+
+/// Parses `PANE:KEY=VALUE`.
+pub fn parse_setting(text: &str) -> anyhow::Result<(PaneId, String, f64)> {
+    let usage = || format!("--set {text}: expected PANE:KEY=VALUE, e.g. 1:mc.beta=0.3");
+    let (pane, rest) = text.split_once(':').with_context(usage)?;
+    let (key, value) = rest.split_once('=').with_context(usage)?;
+    let pane: u64 = pane.trim().parse().with_context(usage)?;
+    let value: f64 = value.trim().parse().with_context(usage)?;
+    Ok((PaneId(pane), key.trim().to_owned(), value))
+}
+
+/// Loads, applies the preset and settings, computes, exports; returns the number of files
+/// written.
+pub fn run(file: &Path, out: &Path, options: &RunOptions) -> anyhow::Result<usize> {
+    let formats = parse_formats(&options.formats)?;
+    let dpi = options.dpi;
     if !(36..=2400).contains(&dpi) {
         anyhow::bail!("--dpi {dpi} is outside 36..=2400");
     }
+    let settings = options
+        .set
+        .iter()
+        .map(|text| parse_setting(text))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut session = Session::open(file)?;
+    if let Some(preset) = &options.preset {
+        session
+            .apply_preset(preset)
+            .with_context(|| format!("{}", file.display()))?;
+    }
+    for (pane, key, value) in settings {
+        session
+            .set_param(pane, &key, value)
+            .with_context(|| format!("{}: --set", file.display()))?;
+    }
     let written = compute_and_export(&mut session, file, out, &formats, dpi)?;
-    if save {
+    if options.save {
         session
             .save_as(file)
             .with_context(|| format!("saving results into {}", file.display()))?;
@@ -80,7 +117,7 @@ pub fn run(
 /// Computes and exports the embedded tour project into `out` (used when there is no display).
 pub fn run_tour(out: &Path) -> anyhow::Result<usize> {
     let name = Path::new("tour.ron");
-    let doc = crate::project::ProjectDoc::parse(crate::shell::TOUR_PROJECT, name)?;
+    let doc = crate::catalog::ProjectDoc::parse(crate::shell::TOUR_PROJECT, name)?;
     let mut session = Session::from_doc(doc, None)?;
     compute_and_export(
         &mut session,
@@ -118,7 +155,7 @@ fn compute_and_export(
             )
         })?;
     }
-    let bundle = ExportBundle::collect(session);
+    let bundle = session.export_bundle(None);
     let report = with_progress_bar("export", |progress| {
         bundle.write(out, formats, dpi, progress, &cancel)
     })?;

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use benchtop_spectra::data::{GridChoice, LoadOptions, describe};
 
-use crate::panels::climate::spectra::{file_spectrum, spectrum_csv};
+use benchtop_panel_spectra::{file_spectrum, spectrum_csv};
 
 /// Parses `--grid`: `auto`, `equiangular` or `gauss`.
 pub fn parse_grid(text: &str) -> anyhow::Result<GridChoice> {

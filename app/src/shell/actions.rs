@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{BenchtopApp, ExportDialog, Modal, PendingAction, TOUR_PROJECT};
+use crate::catalog::ProjectDoc;
 use crate::commands::Command;
-use crate::export::ExportBundle;
-use crate::jobs::Job;
-use crate::project::{EXTENSION, ProjectDoc};
 use crate::session::Session;
+use benchtop_kit::jobs::Job;
+use benchtop_kit::project::EXTENSION;
 
 impl BenchtopApp {
     /// Runs `command`.
@@ -76,7 +76,7 @@ impl BenchtopApp {
         self.session = session;
         self.focused = None;
         self.host_views.clear();
-        self.sweep_forms = crate::sweep::ui::SweepForms::default();
+        self.sweep_forms = benchtop_kit::sweep::ui::SweepForms::default();
         self.mark_saved();
     }
 
@@ -139,10 +139,7 @@ impl BenchtopApp {
 
     /// Exports every figure, table and sweep to `folder` in the background.
     pub fn export_to(&mut self, ctx: &egui::Context, folder: PathBuf, dialog: &ExportDialog) {
-        let bundle = match dialog.pane {
-            Some(pane) => ExportBundle::collect_pane(&self.session, pane),
-            None => ExportBundle::collect(&self.session),
-        };
+        let bundle = self.session.export_bundle(dialog.pane);
         let formats = dialog.formats();
         if formats.is_empty() {
             self.notify_error("choose at least one figure format to export");
@@ -161,7 +158,7 @@ impl BenchtopApp {
         }
     }
 
-    fn focused_panel(&mut self) -> Option<&mut Box<dyn crate::panels::Panel>> {
+    fn focused_panel(&mut self) -> Option<&mut Box<dyn benchtop_kit::panel::Panel>> {
         let id = self
             .focused
             .or_else(|| self.session.panels.keys().next().copied())?;
@@ -186,7 +183,7 @@ impl BenchtopApp {
 
     /// Opens a new panel of the kind with identifier `kind_id`.
     pub fn open_panel(&mut self, kind_id: &str) {
-        if let Some(kind) = crate::panels::kind_by_id(kind_id) {
+        if let Some(kind) = crate::catalog::kind_by_id(kind_id) {
             let id = self.session.add_panel(kind);
             self.focused = Some(id);
         }

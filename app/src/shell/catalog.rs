@@ -1,7 +1,8 @@
 //! The panel catalog (side panel) and the welcome page.
 
 use super::{BenchtopApp, Modal, PendingAction};
-use crate::panels::{Field, catalog};
+use crate::catalog::catalog;
+use benchtop_kit::panel::Field;
 
 impl BenchtopApp {
     pub(super) fn catalog_ui(&mut self, ui: &mut egui::Ui) {

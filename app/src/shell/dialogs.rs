@@ -2,8 +2,8 @@
 
 use super::BenchtopApp;
 use crate::commands::Command;
-use crate::figure::ExportFormat;
-use crate::panels::PanelKind;
+use benchtop_kit::figure::ExportFormat;
+use benchtop_kit::panel::PanelKind;
 
 /// What to do once a dialog has closed (it needs the whole app, so it runs after the dialog).
 type AfterModal = Box<dyn FnOnce(&mut BenchtopApp, &egui::Context)>;
@@ -33,7 +33,7 @@ pub struct ExportDialog {
     /// PNG resolution.
     pub dpi: u32,
     /// Export only this panel's figures (and its sweeps); `None` exports the whole project.
-    pub pane: Option<crate::project::PaneId>,
+    pub pane: Option<benchtop_kit::project::PaneId>,
 }
 
 impl Default for ExportDialog {

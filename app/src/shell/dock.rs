@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::BenchtopApp;
-use crate::jobs::JobBoard;
-use crate::panels::{Panel, PanelContext};
-use crate::project::PaneId;
-use crate::session::SweepRun;
-use crate::sweep::ui::{SweepForms, sweeps_ui};
+use benchtop_kit::jobs::JobBoard;
+use benchtop_kit::panel::{Panel, PanelContext};
+use benchtop_kit::project::PaneId;
+use benchtop_kit::sweep::SweepRun;
+use benchtop_kit::sweep::ui::{SweepForms, sweeps_ui};
 
 /// Which part of a panel's tab is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -23,7 +23,7 @@ impl BenchtopApp {
             ui.menu_button("Edit", |ui| self.menu_commands(ui, &ctx, Menu::Edit, None));
             ui.menu_button("View", |ui| self.menu_commands(ui, &ctx, Menu::View, None));
             ui.menu_button("Panels", |ui| {
-                for kind in crate::panels::catalog() {
+                for kind in crate::catalog::catalog() {
                     if ui.button(format!("Open {}", kind.name)).clicked() {
                         self.open_panel(kind.id);
                     }
@@ -32,7 +32,7 @@ impl BenchtopApp {
             ui.menu_button("Help", |ui| {
                 self.menu_commands(ui, &ctx, Menu::Help, None);
                 ui.separator();
-                for kind in crate::panels::catalog() {
+                for kind in crate::catalog::catalog() {
                     if ui.button(format!("Paper: {}", kind.name)).clicked() {
                         self.modal = Some(Modal::Paper(kind));
                     }

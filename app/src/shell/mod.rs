@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use benchtop_compute::backends::BackendReport;
 
 use crate::commands::Command;
-use crate::jobs::{Job, JobBoard, JobOutcome};
-use crate::project::PaneId;
 use crate::session::Session;
-use crate::sweep::ui::SweepForms;
+use benchtop_kit::jobs::{Job, JobBoard, JobOutcome};
+use benchtop_kit::project::PaneId;
+use benchtop_kit::sweep::ui::SweepForms;
 pub use dialogs::{ExportDialog, Modal, PendingAction};
 pub use prefs::Prefs;
 
@@ -54,7 +54,7 @@ pub struct BenchtopApp {
     pub notices: Vec<Notice>,
     /// The dialog on top, if any.
     pub modal: Option<Modal>,
-    saved_doc: Option<crate::project::ProjectDoc>,
+    saved_doc: Option<crate::catalog::ProjectDoc>,
     dirty: bool,
     dirty_checked: Option<Instant>,
     focused: Option<PaneId>,
@@ -63,7 +63,7 @@ pub struct BenchtopApp {
     backend: Option<BackendReport>,
     shared_gpu: bool,
     render_state: Option<eframe::egui_wgpu::RenderState>,
-    export_job: Option<Job<(), crate::export::ExportReport>>,
+    export_job: Option<Job<(), benchtop_kit::export::ExportReport>>,
     sweep_forms: SweepForms,
     host_views: std::collections::BTreeMap<PaneId, dock::HostView>,
     last_autosave: Instant,
@@ -113,7 +113,7 @@ impl BenchtopApp {
             .storage
             .and_then(|storage| eframe::get_value(storage, PREFS_KEY))
             .unwrap_or_default();
-        crate::figure::install_figure_font(&cc.egui_ctx);
+        benchtop_kit::figure::install_figure_font(&cc.egui_ctx);
         let mut app = Self::new(Session::new());
         app.prefs = prefs;
         app.shared_gpu = shared_gpu;
@@ -267,7 +267,7 @@ impl BenchtopApp {
         let result = std::fs::create_dir_all(&dir)
             .map_err(anyhow::Error::from)
             .and_then(|()| self.session.to_text())
-            .and_then(|text| Ok(crate::project::write_atomic(&path, text.as_bytes())?));
+            .and_then(|text| Ok(benchtop_kit::project::write_atomic(&path, text.as_bytes())?));
         if let Err(error) = result {
             log::warn!("autosave to {} failed: {error:#}", path.display());
         }

@@ -14,7 +14,7 @@ pub fn harness(session: Session) -> Harness<'static, BenchtopApp> {
     Harness::builder()
         .with_size(WINDOW)
         .with_max_steps(50_000)
-        .with_context_setup(benchtop::figure::install_figure_font)
+        .with_context_setup(benchtop_kit::figure::install_figure_font)
         .build_ui_state(
             |ui, app: &mut BenchtopApp| app.show(ui),
             BenchtopApp::new(session),
@@ -29,7 +29,7 @@ pub fn rendering_harness(session: Session) -> Option<Harness<'static, BenchtopAp
         Harness::builder()
             .with_size(WINDOW)
             .with_max_steps(50_000)
-            .with_context_setup(benchtop::figure::install_figure_font)
+            .with_context_setup(benchtop_kit::figure::install_figure_font)
             .wgpu()
             .build_ui_state(
                 |ui, app: &mut BenchtopApp| app.show(ui),
@@ -59,4 +59,52 @@ pub fn run_until_idle(harness: &mut Harness<'_, BenchtopApp>, limit: Duration) {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The repository's root folder.
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `benchtop` binary, run in the repository root.
+pub fn benchtop() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_benchtop"));
+    command.current_dir(repo_root());
+    command
+}
+
+/// The rows of a CSV file as maps from column name to text.
+pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).expect("csv opens");
+    let header: Vec<String> = reader
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    reader
+        .records()
+        .map(|row| {
+            header
+                .iter()
+                .cloned()
+                .zip(row.expect("row").iter().map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+/// A session with one Ising panel whose Monte Carlo is small (fast in debug builds), to drive
+/// the shell with.
+pub fn small_ising_session() -> Session {
+    let text = r"(
+        format_version: 1,
+        panels: [(id: (1), state: Ising((params: (
+            mc: (size: 32, thermalization_sweeps: 100, measurement_sweeps: 400),
+            duality: (beta: 0.3, max_steps: 5, samples_per_step: 40),
+        ))))],
+    )";
+    let doc = benchtop::catalog::ProjectDoc::parse(text, std::path::Path::new("small.ron"))
+        .expect("test project parses");
+    Session::from_doc(doc, None).expect("test project opens")
 }

@@ -1,0 +1,521 @@
+//! The one way to build a panel: implement [`PanelModel`] (the panel's parameters, tabs,
+//! computations, figures and engine calls) and the kit's [`Host`] turns it into a
+//! [`Panel`](crate::panel::Panel) the shell drives and a [`PanelType`] the catalog registers.
+//!
+//! The host owns what every panel has: the parameters with their undo history, the view
+//! settings, what a headless run computes, the project folder, the warning banner and the tab
+//! strip. From the declared parameters ([`PanelModel::declare`]) it derives the range checks,
+//! the sweepable parameters and how a sweep point sets them, and the names of undo steps. From
+//! the model's tasks it derives polling, "busy", and the headless run (`benchtop run`), which
+//! starts the same tasks as the window's buttons, on the calling thread.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::panel::{DataTable, Panel, PanelContext, PanelFigure, PanelKind, PanelType, ParamIssue};
+use crate::params::{Declared, Param};
+use crate::project::Sidecar;
+use crate::sweep::{ReferenceCurve, SweepEvaluator, SweepOutput, SweepSupport};
+use crate::task::{Runner, TaskHandle};
+use crate::undo::UndoHistory;
+
+/// Everything the project file stores for one panel: parameters, view settings, what a
+/// headless run computes, and results (their arrays in the sidecar).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PanelDoc<P, V, H, R> {
+    /// Parameters and seeds.
+    pub params: P,
+    /// View settings.
+    pub view: V,
+    /// What a headless run computes.
+    pub headless: H,
+    /// Results.
+    pub results: R,
+}
+
+/// The saved state of a panel built on model `M`.
+pub type DocOf<M> = PanelDoc<
+    <M as PanelModel>::Params,
+    <M as PanelModel>::View,
+    <M as PanelModel>::Headless,
+    <M as PanelModel>::Results,
+>;
+
+/// What a model's code may use while it draws a tab or starts a task.
+pub struct Cx<'a, M: PanelModel> {
+    /// The parameters (every edit is an undo step once the pointer is released).
+    pub params: &'a mut M::Params,
+    /// The view settings.
+    pub view: &'a mut M::View,
+    /// The project file's folder, against which relative data paths resolve.
+    pub project_dir: Option<&'a Path>,
+    /// Where tasks run: a background job in the window, the calling thread headless.
+    pub runner: Runner<'a>,
+    /// The declared parameters.
+    pub declared: &'a Declared<M::Params>,
+    /// Whether engines share the window's wgpu device (so GPU buffers can be drawn directly).
+    pub shared_gpu: bool,
+    /// The window's renderer, when there is one (for paint callbacks).
+    pub render_state: Option<&'a eframe::egui_wgpu::RenderState>,
+}
+
+impl<M: PanelModel> Cx<'_, M> {
+    /// Draws the declared widget of parameter `key` (label, field or slider, tooltip).
+    pub fn param(&mut self, ui: &mut egui::Ui, key: &str) -> Option<egui::Response> {
+        self.declared.ui(ui, key, self.params)
+    }
+
+    /// Draws the declared widgets of `keys`, one per row.
+    pub fn params(&mut self, ui: &mut egui::Ui, keys: &[&str]) {
+        for key in keys {
+            self.param(ui, key);
+        }
+    }
+}
+
+/// What a sweep point's evaluation may use besides the parameters.
+pub struct SweepCx<'a> {
+    /// The project file's folder.
+    pub project_dir: Option<&'a Path>,
+    /// A cache shared by the points of one sweep run (e.g. trials read once from a file).
+    pub cache: &'a Mutex<Option<Arc<dyn Any + Send + Sync>>>,
+}
+
+impl SweepCx<'_> {
+    /// The cached value of type `T`, computed by `make` the first time.
+    pub fn cached<T: Any + Send + Sync>(
+        &self,
+        make: impl FnOnce() -> Result<T, ComputeError>,
+    ) -> Result<Arc<T>, ComputeError> {
+        let mut slot = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(value) = slot
+            .as_ref()
+            .and_then(|v| Arc::clone(v).downcast::<T>().ok())
+        {
+            return Ok(value);
+        }
+        let value = Arc::new(make()?);
+        *slot = Some(Arc::clone(&value) as Arc<dyn Any + Send + Sync>);
+        Ok(value)
+    }
+}
+
+/// A panel, as its author writes it: parameters, tabs, computations, figures and engine
+/// calls. See ARCHITECTURE.md, "Adding a panel in an afternoon".
+pub trait PanelModel: Default + 'static {
+    /// The parameters a user edits: the unit of undo and of sweeps.
+    type Params: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned + Send + Sync;
+    /// View settings that are saved but are not parameters (the tab shown, toggles).
+    type View: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
+    /// What `benchtop run` computes (usually one flag per task).
+    type Headless: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
+    /// Results kept in the project file (their arrays go to the sidecar).
+    type Results: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
+    /// The tabs.
+    type Tab: Copy + PartialEq + 'static;
+    /// The computations the panel starts (from buttons, from parameter changes, headless).
+    type Task: Copy + Debug;
+
+    /// The catalog entry; its `create` is [`create::<Self>`](create).
+    const KIND: PanelKind;
+    /// The tabs in order, with their labels.
+    const TABS: &'static [(Self::Tab, &'static str)];
+
+    /// Every numeric parameter, declared once.
+    fn declare() -> Vec<Param<Self::Params>>;
+
+    /// The tab `view` shows.
+    fn tab(view: &mut Self::View) -> &mut Self::Tab;
+
+    /// The ephemeral state with the saved `results` (arrays from `sidecar`), made with
+    /// `params`. An error drops the results with a warning (they can be recomputed).
+    fn restore(
+        results: &Self::Results,
+        sidecar: Option<&Sidecar>,
+        params: &Self::Params,
+    ) -> anyhow::Result<Self>;
+
+    /// Writes the results to keep into `results` (arrays to `sidecar` when saving a file).
+    fn save(&self, results: &mut Self::Results, sidecar: Option<&Sidecar>) -> anyhow::Result<()>;
+
+    /// Draws tab `tab`.
+    fn tab_ui(&mut self, tab: Self::Tab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>);
+
+    /// Called after drawing when no pointer button is held, e.g. to restart a live run whose
+    /// inputs changed.
+    fn react(&mut self, _cx: &mut Cx<'_, Self>) {}
+
+    /// Starts `task` from the current parameters on `cx.runner`.
+    fn start(&mut self, task: Self::Task, cx: &mut Cx<'_, Self>);
+
+    /// The tasks `benchtop run` starts, in order, with their shares of the progress bar.
+    fn headless(&self, flags: &Self::Headless) -> Vec<(Self::Task, f64)>;
+
+    /// Every task, for "busy".
+    fn tasks(&self) -> Vec<&dyn TaskHandle>;
+
+    /// Every task, for polling.
+    fn tasks_mut(&mut self) -> Vec<&mut dyn TaskHandle>;
+
+    /// Collects streamed updates and finished results (every frame, even when hidden).
+    fn poll(&mut self) {
+        for task in self.tasks_mut() {
+            task.poll();
+        }
+    }
+
+    /// Problems with `params` beyond the declared ranges (the engines' own checks), keys
+    /// naming the place in the project file (e.g. `params.mc.beta`).
+    fn validate(params: &Self::Params) -> Vec<ParamIssue>;
+
+    /// Figures of the current results, the same on screen and in files.
+    fn figures(&self, params: &Self::Params, view: &Self::View) -> Vec<PanelFigure>;
+
+    /// Tables of the current results, for CSV export.
+    fn tables(&self) -> Vec<DataTable>;
+
+    /// Key scalar results for `summary.json`.
+    fn summary(&self, params: &Self::Params) -> serde_json::Value;
+
+    /// Scalar outputs sweeps may record.
+    fn sweep_outputs() -> Vec<SweepOutput>;
+
+    /// The `outputs` for one sweep point: `params` already carry the point's values.
+    fn evaluate(
+        params: &Self::Params,
+        outputs: &[String],
+        seed: u64,
+        cx: &SweepCx<'_>,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError>;
+
+    /// A digest of the parameters a sweep's results depend on besides its axes and seeds
+    /// (results go stale when it changes).
+    fn sweep_fingerprint(params: &Self::Params) -> String {
+        format!("{params:?}")
+    }
+
+    /// An exact curve to draw with a sweep of `param` against `output` over [`low`, `high`].
+    fn reference(
+        _params: &Self::Params,
+        _param: &str,
+        _output: &str,
+        _low: f64,
+        _high: f64,
+    ) -> Option<ReferenceCurve> {
+        None
+    }
+}
+
+/// The catalog's factory for panels of model `M` (for [`PanelKind::create`]).
+pub fn create<M: PanelModel>() -> Box<dyn Panel> {
+    Box::new(Host::<M>::new(DocOf::<M>::default()))
+}
+
+/// A panel built on model `M`.
+pub struct Host<M: PanelModel> {
+    params: M::Params,
+    view: M::View,
+    headless: M::Headless,
+    history: UndoHistory<M::Params>,
+    declared: Declared<M::Params>,
+    project_dir: Option<PathBuf>,
+    warning: Option<String>,
+    model: M,
+}
+
+impl<M: PanelModel> Host<M> {
+    /// A panel showing `doc`'s parameters and view, without results.
+    pub fn new(doc: DocOf<M>) -> Self {
+        Self {
+            history: UndoHistory::new(doc.params.clone()),
+            params: doc.params,
+            view: doc.view,
+            headless: doc.headless,
+            declared: Declared::new(M::declare()),
+            project_dir: None,
+            warning: None,
+            model: M::default(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &M::Params {
+        &self.params
+    }
+
+    /// The model (its tasks and results), for tests.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The declared parameters.
+    pub fn declared(&self) -> &Declared<M::Params> {
+        &self.declared
+    }
+
+    fn cx<'a>(
+        &'a mut self,
+        runner: Runner<'a>,
+        shared_gpu: bool,
+        render_state: Option<&'a eframe::egui_wgpu::RenderState>,
+    ) -> (&'a mut M, Cx<'a, M>) {
+        (
+            &mut self.model,
+            Cx {
+                params: &mut self.params,
+                view: &mut self.view,
+                project_dir: self.project_dir.as_deref(),
+                runner,
+                declared: &self.declared,
+                shared_gpu,
+                render_state,
+            },
+        )
+    }
+
+    /// What the undo (`true`) or redo step would change, named by the first declared
+    /// parameter that differs, or "parameter edit".
+    fn step_label(&self, undo: bool) -> Option<String> {
+        let target = if undo {
+            self.history.peek_undo()?
+        } else {
+            self.history.peek_redo()?
+        };
+        let label = self
+            .declared
+            .first_difference(target, self.history.committed())
+            .map_or_else(|| "parameter edit".to_owned(), |l| format!("{l} change"));
+        Some(label)
+    }
+}
+
+impl<M: PanelModel> Panel for Host<M> {
+    fn kind(&self) -> &'static PanelKind {
+        // A `const` item, promoted to a `'static` borrow.
+        &const { M::KIND }
+    }
+
+    fn set_project_dir(&mut self, dir: Option<&Path>) {
+        self.project_dir = dir.map(Path::to_path_buf);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
+        crate::widgets::dismissible_warning(ui, &mut self.warning);
+        if let Some(dir) = context.project_dir {
+            self.project_dir = Some(dir.to_path_buf());
+        }
+        ui.horizontal(|ui| {
+            let shown = M::tab(&mut self.view);
+            for (tab, label) in M::TABS {
+                ui.selectable_value(shown, *tab, *label);
+            }
+        });
+        ui.separator();
+        let tab = *M::tab(&mut self.view);
+        let repaint = ui.ctx().clone();
+        let runner = Runner::Background {
+            jobs: context.jobs,
+            repaint: Some(&repaint),
+        };
+        let (model, mut cx) = self.cx(runner, context.shared_gpu, context.render_state);
+        model.tab_ui(tab, ui, &mut cx);
+        let interacting = ui.input(|input| input.pointer.any_down());
+        if !interacting {
+            model.react(&mut cx);
+        }
+        self.history.observe(&self.params, interacting);
+    }
+
+    fn poll(&mut self) {
+        self.model.poll();
+    }
+
+    fn is_busy(&self) -> bool {
+        self.model.tasks().iter().any(|task| task.is_busy())
+    }
+
+    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn Any>> {
+        let mut results = M::Results::default();
+        self.model.save(&mut results, sidecar)?;
+        Ok(Box::new(DocOf::<M> {
+            params: self.params.clone(),
+            view: self.view.clone(),
+            headless: self.headless.clone(),
+            results,
+        }))
+    }
+
+    fn validate(&self) -> Vec<ParamIssue> {
+        let mut issues = M::validate(&self.params);
+        issues.extend(self.declared.issues(&self.params));
+        issues
+    }
+
+    fn figures(&self) -> Vec<PanelFigure> {
+        self.model.figures(&self.params, &self.view)
+    }
+
+    fn data_tables(&self) -> Vec<DataTable> {
+        self.model.tables()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        self.model.summary(&self.params)
+    }
+
+    fn sweep_support(&self) -> SweepSupport {
+        let params = self.params.clone();
+        SweepSupport {
+            params: self.declared.sweep_params(&self.params),
+            outputs: M::sweep_outputs(),
+            evaluator: Arc::new(Evaluator::<M> {
+                base: self.params.clone(),
+                declared: self.declared.clone(),
+                project_dir: self.project_dir.clone(),
+                cache: Mutex::new(None),
+            }),
+            fingerprint: M::sweep_fingerprint(&self.params),
+            references: Arc::new(move |param, output, low, high| {
+                M::reference(&params, param, output, low, high)
+            }),
+        }
+    }
+
+    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
+        let steps = self.model.headless(&self.headless);
+        let total: f64 = steps.iter().map(|(_, share)| share.max(0.0)).sum();
+        let mut done = 0.0;
+        for (task, share) in steps {
+            let share = share.max(0.0);
+            let (start, end) = if total > 0.0 {
+                (done / total, (done + share) / total)
+            } else {
+                (0.0, 1.0)
+            };
+            let slice = progress.slice(start, end);
+            let failure = RefCell::new(None);
+            let runner = Runner::Inline {
+                progress: &slice,
+                cancel,
+                failure: &failure,
+            };
+            let (model, mut cx) = self.cx(runner, false, None);
+            model.start(task, &mut cx);
+            self.model.poll();
+            if let Some(error) = failure.into_inner() {
+                return Err(error.into());
+            }
+            done += share;
+        }
+        progress.set(1.0, "done");
+        Ok(())
+    }
+
+    fn undo(&mut self) -> bool {
+        self.history.undo_into(&mut self.params)
+    }
+
+    fn redo(&mut self) -> bool {
+        self.history.redo_into(&mut self.params)
+    }
+
+    fn undo_label(&self) -> Option<String> {
+        self.step_label(true)
+    }
+
+    fn redo_label(&self) -> Option<String> {
+        self.step_label(false)
+    }
+
+    fn set_param(&mut self, key: &str, value: f64) -> Result<(), String> {
+        self.declared.assign(&mut self.params, key, value)?;
+        self.history.reset(self.params.clone());
+        Ok(())
+    }
+
+    fn declared_params(&self) -> Vec<crate::panel::DeclaredParam> {
+        let defaults = M::Params::default();
+        self.declared
+            .all()
+            .iter()
+            .map(|p| crate::panel::DeclaredParam {
+                key: p.key,
+                label: p.label,
+                unit: p.unit,
+                tooltip: p.tooltip,
+                min: p.min,
+                max: p.max,
+                integer: p.integer,
+                sweep: p.sweep,
+                default: p.get(&defaults),
+                value: p.get(&self.params),
+            })
+            .collect()
+    }
+}
+
+impl<M: PanelModel> PanelType for Host<M> {
+    type State = DocOf<M>;
+
+    const KIND: PanelKind = M::KIND;
+
+    fn restore(state: Self::State, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
+        let results = state.results.clone();
+        let mut host = Self::new(state);
+        match M::restore(&results, sidecar, &host.params) {
+            Ok(model) => host.model = model,
+            Err(error) => {
+                host.warning = Some(format!(
+                    "saved results were not restored ({error:#}); run again to recompute them"
+                ));
+            }
+        }
+        Ok(host)
+    }
+}
+
+/// Computes a sweep point: the base parameters with the point's values set through their
+/// declarations, then the model's evaluation.
+struct Evaluator<M: PanelModel> {
+    base: M::Params,
+    declared: Declared<M::Params>,
+    project_dir: Option<PathBuf>,
+    cache: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
+}
+
+impl<M: PanelModel> SweepEvaluator for Evaluator<M> {
+    fn evaluate(
+        &self,
+        assignment: &BTreeMap<String, f64>,
+        outputs: &[String],
+        seed: u64,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        let mut params = self.base.clone();
+        for (key, &value) in assignment {
+            let param = self.declared.get(key).ok_or_else(|| {
+                ComputeError::invalid(key, format!("not a parameter of {}", M::KIND.name))
+            })?;
+            param
+                .set(&mut params, value)
+                .map_err(|why| ComputeError::invalid(key, why))?;
+        }
+        let cx = SweepCx {
+            project_dir: self.project_dir.as_deref(),
+            cache: &self.cache,
+        };
+        M::evaluate(&params, outputs, seed, &cx, progress, cancel)
+    }
+}

@@ -1,0 +1,23 @@
+//! The panel kit: everything a Benchtop panel is built from, and nothing about any one panel.
+//!
+//! - [`panel`]: the [`Panel`](panel::Panel) trait the shell drives, the catalog entry
+//!   ([`PanelKind`](panel::PanelKind)), figures and tables a panel exports.
+//! - [`figure`]: one figure model drawn on screen (egui) and to SVG, PNG and PDF with
+//!   provenance.
+//! - [`jobs`]: background work on named threads with progress, ETA, cancel and streamed updates.
+//! - [`sweep`]: 1-D and 2-D sweeps of any numeric parameter of a panel.
+//! - [`project`]: the project file, its sidecar folder of arrays, atomic writes.
+//! - [`export`]: every figure, table and sweep of a project, and `summary.json`.
+//! - [`undo`], [`widgets`]: per-panel undo history and small shared widgets.
+
+pub mod export;
+pub mod figure;
+pub mod host;
+pub mod jobs;
+pub mod panel;
+pub mod params;
+pub mod project;
+pub mod sweep;
+pub mod task;
+pub mod undo;
+pub mod widgets;

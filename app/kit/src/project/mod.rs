@@ -1,0 +1,252 @@
+//! The saved project: one human-readable RON file plus a sidecar folder for arrays.
+//!
+//! The file holds a `format_version`, the open panels with their parameters, seeds and view
+//! settings, the dock layout, and the sweeps with their results. Larger computed results go to
+//! `<stem>.data/` next to it (NPY), so a project folder can be zipped and shared. Writes are
+//! atomic (temporary file + rename): a failed save leaves the old file intact. A failed load
+//! names the file and the line or key, and leaves the open project untouched. A project file is
+//! data only: nothing in it is ever executed.
+
+mod atomic;
+mod error;
+mod sidecar;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use atomic::write_atomic;
+pub use error::ProjectError;
+pub use sidecar::Sidecar;
+
+use crate::sweep::SweepDoc;
+
+/// The format this build writes. Files with a larger number are refused with a clear message.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The file extension of project files.
+pub const EXTENSION: &str = "ron";
+
+/// Identifies one open panel within a project (stable across save and reopen).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PaneId(pub u64);
+
+/// One open panel: its id and its persisted state (`S`: the catalog's tagged union of every
+/// panel kind's state).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PanelEntry<S> {
+    /// The pane's id (used by the layout and by sweeps).
+    pub id: PaneId,
+    /// Parameters, seeds, view settings and small results.
+    pub state: S,
+}
+
+/// One parameter value a preset sets: the pane, the declared parameter's key and the value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Override {
+    /// The panel.
+    pub pane: PaneId,
+    /// The declared parameter, e.g. `mc.measurement_sweeps`.
+    pub key: String,
+    /// Its value.
+    pub value: f64,
+}
+
+/// Everything a project file holds; `S` is the catalog's tagged union of panel states.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(
+    default,
+    bound(serialize = "S: Serialize", deserialize = "S: Deserialize<'de>")
+)]
+pub struct ProjectDoc<S> {
+    /// The file format version ([`FORMAT_VERSION`] when written by this build).
+    pub format_version: u32,
+    /// The app version that wrote the file (informative).
+    pub app_version: String,
+    /// The open panels.
+    pub panels: Vec<PanelEntry<S>>,
+    /// The dock layout (tabs and splits); `None` lays the panels out as tabs.
+    pub layout: Option<egui_tiles::Tree<PaneId>>,
+    /// Parameter sweeps with their results.
+    pub sweeps: Vec<SweepDoc>,
+    /// Named sets of parameter values applied on top of the panels' own
+    /// (`benchtop run --preset NAME`); `test` is the size the test suite runs the project at.
+    pub presets: BTreeMap<String, Vec<Override>>,
+}
+
+impl<S> Default for ProjectDoc<S> {
+    fn default() -> Self {
+        Self {
+            format_version: FORMAT_VERSION,
+            app_version: env!("CARGO_PKG_VERSION").to_owned(),
+            panels: Vec::new(),
+            layout: None,
+            sweeps: Vec::new(),
+            presets: BTreeMap::new(),
+        }
+    }
+}
+
+impl<S: PartialEq> PartialEq for ProjectDoc<S> {
+    fn eq(&self, other: &Self) -> bool {
+        // `app_version` records who wrote the file; it is not part of the project's content.
+        // Layouts compare structurally: their serialised form lists tiles in hash order.
+        self.format_version == other.format_version
+            && self.panels == other.panels
+            && self.sweeps == other.sweeps
+            && self.layout == other.layout
+            && self.presets == other.presets
+    }
+}
+
+#[derive(Deserialize)]
+struct Header {
+    #[serde(default)]
+    format_version: u32,
+}
+
+impl<S: Serialize + serde::de::DeserializeOwned> ProjectDoc<S> {
+    /// Parses project text; `path` is only used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ProjectError> {
+        let header: Header =
+            ron::from_str(text).map_err(|error| ProjectError::syntax(path, &error, None))?;
+        if header.format_version > FORMAT_VERSION {
+            return Err(ProjectError::NewerFormat {
+                path: path.to_path_buf(),
+                found: header.format_version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let mut deserializer = ron::Deserializer::from_str(text)
+            .map_err(|error| ProjectError::syntax(path, &error, None))?;
+        let doc: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let key = error.path().to_string();
+            let spanned = deserializer.span_error(error.into_inner());
+            ProjectError::syntax(path, &spanned, Some(key))
+        })?;
+        Ok(migrate(doc))
+    }
+
+    /// Reads and parses a project file.
+    pub fn load(path: &Path) -> Result<Self, ProjectError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// The RON text of this project.
+    pub fn to_text(&self) -> Result<String, ProjectError> {
+        let config = ron::ser::PrettyConfig::new()
+            .depth_limit(8)
+            .struct_names(false)
+            .separate_tuple_members(false)
+            .compact_arrays(true);
+        ron::ser::to_string_pretty(self, config).map_err(|error| ProjectError::Serialize {
+            message: error.to_string(),
+        })
+    }
+
+    /// Writes the project atomically.
+    pub fn save(&self, path: &Path) -> Result<(), ProjectError> {
+        let text = self.to_text()?;
+        write_atomic(path, text.as_bytes()).map_err(|source| ProjectError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// Brings an older document up to [`FORMAT_VERSION`]. Version 0 (no version key) and 1 share
+/// one layout, so the only step is stamping the version.
+fn migrate<S>(mut doc: ProjectDoc<S>) -> ProjectDoc<S> {
+    if doc.format_version < FORMAT_VERSION {
+        log::info!(
+            "migrating project from format {} to {FORMAT_VERSION}",
+            doc.format_version
+        );
+        doc.format_version = FORMAT_VERSION;
+    }
+    doc
+}
+
+/// The sidecar folder of a project file: `dir/name.ron` → `dir/name.data`.
+pub fn sidecar_dir(project_path: &Path) -> PathBuf {
+    let stem = project_path
+        .file_stem()
+        .map_or_else(|| "project".into(), |s| s.to_os_string());
+    let mut name = stem;
+    name.push(".data");
+    project_path.with_file_name(name)
+}
+
+/// A data file referenced by a project, stored relative to the project file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DataRef {
+    /// Path relative to the project file's folder (absolute paths are kept as given).
+    pub path: String,
+    /// SHA-256 of the file when it was chosen, to notice changed inputs.
+    pub sha256: Option<String>,
+}
+
+impl DataRef {
+    /// The absolute path, resolved against the project folder.
+    pub fn resolve(&self, project_dir: Option<&Path>) -> PathBuf {
+        let path = Path::new(&self.path);
+        match project_dir {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newer_format_is_refused_with_the_file_name() {
+        let error =
+            ProjectDoc::<()>::parse("(format_version: 99)", Path::new("future.ron")).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("future.ron") && message.contains("99"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let text = "(\n  format_version: 1,\n  panels: [ oops ],\n)";
+        let message = ProjectDoc::<()>::parse(text, Path::new("bad.ron"))
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("bad.ron:3"), "{message}");
+    }
+
+    #[test]
+    fn empty_project_round_trips() {
+        let doc = ProjectDoc::<()>::default();
+        let text = doc.to_text().unwrap();
+        assert_eq!(ProjectDoc::parse(&text, Path::new("x.ron")).unwrap(), doc);
+    }
+
+    #[test]
+    fn sidecar_sits_next_to_the_file() {
+        assert_eq!(
+            sidecar_dir(Path::new("/a/b/run.ron")),
+            PathBuf::from("/a/b/run.data")
+        );
+        let data = DataRef {
+            path: "in/x.nc".into(),
+            sha256: None,
+        };
+        assert_eq!(
+            data.resolve(Some(Path::new("/p"))),
+            PathBuf::from("/p/in/x.nc")
+        );
+    }
+}

@@ -1,0 +1,90 @@
+//! Small UI helpers shared by panels.
+
+/// A label followed by `widget` on one row, with the label naming the widget (for screen
+/// readers and for UI tests that find widgets by their labels).
+pub fn labelled(ui: &mut egui::Ui, label: &str, widget: impl egui::Widget) -> egui::Response {
+    ui.horizontal(|ui| {
+        let name = ui.label(label);
+        ui.add(widget).labelled_by(name.id)
+    })
+    .inner
+}
+
+/// A label followed by `widget` in the current layout, the label naming the widget.
+pub fn labelled_inline(
+    ui: &mut egui::Ui,
+    label: &str,
+    widget: impl egui::Widget,
+) -> egui::Response {
+    let name = ui.label(label);
+    ui.add(widget).labelled_by(name.id)
+}
+
+/// A warning line with a "Dismiss" button; dismissing clears `warning`.
+pub fn dismissible_warning(ui: &mut egui::Ui, warning: &mut Option<String>) {
+    let Some(text) = warning.as_deref() else {
+        return;
+    };
+    let mut dismiss = false;
+    ui.horizontal(|ui| {
+        ui.colored_label(ui.visuals().warn_fg_color, text);
+        dismiss = ui.small_button("Dismiss").clicked();
+    });
+    if dismiss {
+        *warning = None;
+    }
+}
+
+/// A running job's progress bar and a stop button labelled `stop`; true when it was clicked.
+pub fn job_progress(ui: &mut egui::Ui, info: &crate::jobs::JobInfo, stop: &str) -> bool {
+    #[allow(clippy::cast_possible_truncation)]
+    let fraction = info.progress.fraction() as f32;
+    ui.add(egui::ProgressBar::new(fraction).text(info.progress.message()));
+    ui.button(stop).clicked()
+}
+
+/// The layout of most tabs: a column of controls `width` points wide (scrolling on its own)
+/// on the left, a separator, and the figures on the right. Both sides draw from `state`, one
+/// after the other.
+pub fn controls_and_view<T: ?Sized>(
+    ui: &mut egui::Ui,
+    id_salt: &str,
+    width: f32,
+    state: &mut T,
+    controls: impl FnOnce(&mut T, &mut egui::Ui),
+    view: impl FnOnce(&mut T, &mut egui::Ui),
+) {
+    ui.horizontal_top(|ui| {
+        ui.vertical(|ui| {
+            ui.set_width(width);
+            egui::ScrollArea::vertical()
+                .id_salt(id_salt)
+                .show(ui, |ui| controls(state, ui));
+        });
+        ui.separator();
+        ui.vertical(|ui| view(state, ui));
+    });
+}
+
+/// A data file field: the path (relative to the project file, or absolute) with `hint` when
+/// empty, and a "Choose file…" button opening a dialog filtered to `extensions`. True when the
+/// path changed.
+pub fn file_field(
+    ui: &mut egui::Ui,
+    label: &str,
+    path: &mut String,
+    hint: &str,
+    filter: (&str, &[&str]),
+) -> bool {
+    let mut changed =
+        labelled(ui, label, egui::TextEdit::singleline(path).hint_text(hint)).changed();
+    if ui.button("Choose file…").clicked()
+        && let Some(chosen) = rfd::FileDialog::new()
+            .add_filter(filter.0, filter.1)
+            .pick_file()
+    {
+        *path = chosen.display().to_string();
+        changed = true;
+    }
+    changed
+}

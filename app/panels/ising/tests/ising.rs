@@ -1,0 +1,275 @@
+//! The Ising duality explorer as a user meets it: opened from the catalog, run, undone, saved
+//! and reopened; its sweeps; its window snapshot; `benchtop bench ising`; and the known answers
+//! of its example projects.
+
+use std::path::Path;
+use std::time::Duration;
+
+use benchtop::catalog::ProjectDoc;
+use benchtop::session::Session;
+use egui_kittest::kittest::Queryable as _;
+
+use crate::common::{self, benchtop, csv_rows, small_ising_session};
+use crate::examples::Example;
+
+/// The Ising example projects and their known answers.
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        project: "ising-kramers-wannier",
+        check: check_kramers_wannier,
+    },
+    Example {
+        project: "ising-phase-transition",
+        check: check_phase_transition,
+    },
+];
+
+#[test]
+fn catalog_open_panel_change_run_save_reopen() {
+    let mut harness = common::harness(Session::new());
+    harness.get_by_label("Welcome to Benchtop");
+    harness.get_by_label("Open Ising duality explorer").click();
+    harness.step();
+    assert_eq!(harness.state().session.panels.len(), 1);
+    // The live run starts by itself; change a parameter, which restarts it.
+    harness.get_by_label("Hot (random)").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    harness.get_by_label("bond energy per site");
+    harness.get_by_label_contains("spin flips per ns");
+    assert!(harness.state().is_dirty(), "an unsaved change shows");
+
+    // Undo brings the cold start back (one step for the click).
+    harness.get_by_label("Undo").click();
+    harness.step();
+    let state = harness.state().session.to_text().expect("serialises");
+    assert!(
+        state.contains("start: Cold"),
+        "undo restored the cold start"
+    );
+    harness.get_by_label("Redo").click();
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("run.ron");
+    assert!(
+        harness.state_mut().save_to(&path),
+        "{:?}",
+        harness.state().notices
+    );
+    harness.step();
+    assert!(
+        !harness.state().is_dirty(),
+        "saving clears the unsaved mark"
+    );
+    assert!(
+        dir.path().join("run.data/1-ising-series.npy").exists(),
+        "arrays go to the sidecar"
+    );
+
+    let original = harness.state().session.to_doc(None).expect("document");
+    let reopened = Session::open(&path).expect("the saved project reopens");
+    assert_eq!(
+        reopened.to_doc(None).expect("document"),
+        original,
+        "reopening restores every panel"
+    );
+    let before = harness
+        .state()
+        .session
+        .panels
+        .values()
+        .next()
+        .expect("panel")
+        .summary();
+    let after = reopened.panels.values().next().expect("panel").summary();
+    assert_eq!(before, after, "results survive save and reopen");
+    assert!(after["monte_carlo"]["observables"]["binder_cumulant"]["value"].is_f64());
+}
+
+#[test]
+fn sweeps_are_defined_run_and_saved_from_the_panel() {
+    let mut harness = common::harness(small_ising_session());
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    harness.get_by_label("Sweeps (0)").click();
+    harness.step();
+    harness.get_by_label("Add sweep").click();
+    harness.step();
+    assert_eq!(harness.state().session.sweeps.len(), 1);
+    harness.get_by_label("Run sweep 1").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(600));
+    let doc = &harness.state().session.sweeps[0].doc;
+    assert_eq!(doc.results.len(), 8, "eight points of the default grid");
+    assert!(
+        doc.results.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        doc.results
+    );
+    assert!(
+        benchtop_kit::sweep::missing_points(doc)
+            .expect("grid")
+            .is_empty(),
+        "nothing left to compute"
+    );
+    harness.get_by_label_contains("Table of 8 results");
+    let text = harness.state().session.to_text().expect("serialises");
+    let saved = ProjectDoc::parse(&text, Path::new("saved.ron")).expect("parses");
+    assert_eq!(
+        saved.sweeps[0].results.len(),
+        8,
+        "sweep results are saved with the project"
+    );
+    let csv = benchtop_kit::sweep::to_csv(&saved.sweeps[0]).expect("csv");
+    assert_eq!(csv.lines().count(), 9);
+}
+
+#[test]
+fn snapshot_ising_panel_after_a_run() {
+    let Some(mut harness) = common::rendering_harness(small_ising_session()) else {
+        return;
+    };
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    harness.step();
+    // The measured speed differs from run to run.
+    let speed = harness.get_by_label_contains("spin flips per ns").rect();
+    harness.mask(speed);
+    harness.snapshot_options("ising_monte_carlo", &common::snapshot_options());
+}
+
+#[test]
+fn bench_prints_exactly_one_json_object() {
+    for backend in ["cpu", "wgpu"] {
+        if backend == "wgpu" && benchtop_compute::gpu::context_or_skip("bench wgpu").is_none() {
+            continue;
+        }
+        let output = benchtop()
+            .args([
+                "bench",
+                "ising",
+                "--size",
+                "64",
+                "--beta",
+                "0.6",
+                "--sweeps",
+                "400",
+                "--seed",
+                "3",
+                "--backend",
+                backend,
+            ])
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stdout = String::from_utf8(output.stdout).expect("utf-8");
+        assert_eq!(stdout.trim().lines().count(), 1, "one line: {stdout}");
+        let value: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+        for key in [
+            "flips_per_ns",
+            "bond_energy_per_site",
+            "bond_energy_per_site_err",
+            "plaquette_per_site",
+            "plaquette_per_site_err",
+            "abs_magnetization",
+            "abs_magnetization_err",
+            "backend",
+            "adapter",
+        ] {
+            assert!(value.get(key).is_some(), "missing {key}: {value}");
+        }
+        assert_eq!(value["backend"], backend);
+        // β = 0.6 is deep in the ordered phase: |m| is Onsager's 0.975 within a few errors.
+        let m = value["abs_magnetization"].as_f64().expect("number");
+        let exact = benchtop_ising::exact::spontaneous_magnetization(0.6);
+        assert!(
+            (m - exact).abs() < 0.01,
+            "{backend}: |m| = {m}, exact {exact}"
+        );
+    }
+    let output = benchtop()
+        .args(["bench", "ising", "--size", "63"])
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("odd"));
+}
+
+#[test]
+fn a_project_whose_sidecar_is_missing_opens_with_its_parameters() {
+    let mut harness = common::harness(small_ising_session());
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("shared.ron");
+    assert!(harness.state_mut().save_to(&path));
+    std::fs::remove_dir_all(dir.path().join("shared.data")).expect("sidecar removed");
+    let reopened = Session::open(&path).expect("opens without its arrays");
+    let panel = reopened.panels.values().next().expect("panel");
+    assert!(
+        panel.summary()["monte_carlo"].is_null(),
+        "results are dropped, not invented"
+    );
+    let text = reopened.to_text().expect("serialises");
+    assert!(text.contains("size: 32"), "parameters survive");
+}
+/// The learned dual coupling lies within 2 % of sinh 2β·sinh 2β* = 1 across β ∈ [0.1, 0.8].
+fn check_kramers_wannier(out: &Path, _summary: &serde_json::Value) {
+    let rows = csv_rows(&out.join("sweeps/kramers-wannier-curve.csv"));
+    assert_eq!(rows.len(), 9);
+    for row in rows {
+        let beta: f64 = row["duality.beta"].parse().expect("β");
+        let learned: f64 = row["duality.dual_beta"].parse().expect("β̃");
+        let exact = benchtop_ising::kramers_wannier_dual(beta);
+        assert!(
+            ((learned - exact) / exact).abs() < 0.02,
+            "β = {beta}: learned β̃ = {learned}, exact {exact}"
+        );
+    }
+}
+
+/// Binder cumulants fan out below β_c and meet near it; χ peaks near β_c for the largest L.
+fn check_phase_transition(out: &Path, _summary: &serde_json::Value) {
+    let rows = csv_rows(&out.join("sweeps/binder-crossing.csv"));
+    let value = |beta: f64, size: f64, key: &str| -> f64 {
+        rows.iter()
+            .find(|r| {
+                (r["mc.beta"].parse::<f64>().expect("β") - beta).abs() < 1e-9
+                    && r["mc.size"].parse::<f64>().expect("L") == size
+            })
+            .map(|r| r[key].parse().expect("number"))
+            .expect("grid point")
+    };
+    // Disordered side: U falls with L. Ordered side: U approaches 2/3 for every L.
+    assert!(value(0.40, 16.0, "mc.binder_cumulant") > value(0.40, 32.0, "mc.binder_cumulant"));
+    assert!(value(0.40, 32.0, "mc.binder_cumulant") > value(0.40, 64.0, "mc.binder_cumulant"));
+    for size in [16.0, 32.0, 64.0] {
+        assert!((value(0.48, size, "mc.binder_cumulant") - 2.0 / 3.0).abs() < 0.03);
+    }
+    // The L = 32 and L = 64 curves cross between β = 0.43 and 0.45 (β_c = 0.4407).
+    let gap = |beta: f64| {
+        value(beta, 64.0, "mc.binder_cumulant") - value(beta, 32.0, "mc.binder_cumulant")
+    };
+    assert!(
+        gap(0.43) < 0.0 && gap(0.45) > 0.0,
+        "crossing: {} {}",
+        gap(0.43),
+        gap(0.45)
+    );
+    // The susceptibility of the largest lattice peaks within 0.03 of β_c.
+    let betas: Vec<f64> = (0..9).map(|i| 0.40 + 0.01 * f64::from(i)).collect();
+    let peak = betas
+        .iter()
+        .copied()
+        .max_by(|a, b| {
+            value(*a, 64.0, "mc.susceptibility").total_cmp(&value(*b, 64.0, "mc.susceptibility"))
+        })
+        .expect("points");
+    assert!(
+        (peak - benchtop_ising::BETA_CRITICAL).abs() <= 0.03,
+        "χ peaks at β = {peak}"
+    );
+}
+

@@ -1,0 +1,132 @@
+//! Exporting molecules: CSV (SMILES, group, objective values), SDF (RDKit mol blocks with the
+//! group and objectives as data items) and a grid of drawings (a figure, so SVG, PNG or PDF).
+
+use benchtop_molstitch::{ChemError, Molecule};
+
+use super::mol_draw;
+use benchtop_kit::figure::Figure;
+
+/// One molecule to export.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportRow {
+    /// SMILES.
+    pub smiles: String,
+    /// Which set it belongs to (`offline`, a method's name, `gallery`).
+    pub group: String,
+    /// Objective values, in the order of the labels.
+    pub objectives: Vec<f64>,
+}
+
+/// CSV text with the columns `smiles,group,<objective labels…>`.
+pub fn to_csv(labels: &[String], rows: &[ExportRow]) -> anyhow::Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["smiles".to_owned(), "group".to_owned()];
+    header.extend(labels.iter().cloned());
+    writer.write_record(&header)?;
+    for row in rows {
+        let mut record = vec![row.smiles.clone(), row.group.clone()];
+        record.extend(row.objectives.iter().map(|v| format!("{v:.6}")));
+        writer.write_record(&record)?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}
+
+/// SDF text: one record per molecule (title = SMILES), with `group` and each objective as
+/// data items. A molecule RDKit cannot read is an error naming it.
+pub fn to_sdf(labels: &[String], rows: &[ExportRow]) -> Result<String, ChemError> {
+    let mut out = String::new();
+    for row in rows {
+        let block = Molecule::from_smiles(&row.smiles)?.molblock()?;
+        // The first line of a mol block is its title.
+        let body = block
+            .split_once('\n')
+            .map_or(block.as_str(), |(_, rest)| rest);
+        out.push_str(&row.smiles);
+        out.push('\n');
+        out.push_str(body);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("> <group>\n{}\n\n", row.group));
+        for (label, value) in labels.iter().zip(&row.objectives) {
+            out.push_str(&format!("> <{label}>\n{value:.6}\n\n"));
+        }
+        out.push_str("$$$$\n");
+    }
+    Ok(out)
+}
+
+/// A grid of drawings (at most `max` molecules, `columns` per row), each titled with its
+/// group and objective values.
+pub fn grid_figure(
+    title: &str,
+    rows: &[ExportRow],
+    columns: usize,
+    max: usize,
+) -> Result<Figure, ChemError> {
+    let shown = &rows[..rows.len().min(max)];
+    let columns = columns.clamp(1, shown.len().max(1));
+    let grid_rows = shown.len().div_ceil(columns).max(1);
+    #[allow(clippy::cast_precision_loss)]
+    let mut figure = Figure::new(title)
+        .grid(grid_rows, columns)
+        .size_in(2.2 * columns as f64, 2.2 * grid_rows as f64);
+    for row in shown {
+        let drawing = Molecule::from_smiles(&row.smiles)?.drawing()?;
+        let values: Vec<String> = row.objectives.iter().map(|v| format!("{v:.2}")).collect();
+        let caption = format!("{} ({})", row.group, values.join(", "));
+        figure = figure.subplot(mol_draw::subplot(&caption, &drawing, &[]));
+    }
+    Ok(figure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<ExportRow> {
+        vec![
+            ExportRow {
+                smiles: "CCO".into(),
+                group: "offline".into(),
+                objectives: vec![0.4, 0.9],
+            },
+            ExportRow {
+                smiles: "c1ccccc1O".into(),
+                group: "MolStitch".into(),
+                objectives: vec![0.5, 0.8],
+            },
+        ]
+    }
+
+    #[test]
+    fn csv_and_sdf_carry_every_molecule_and_value() {
+        let labels = vec!["qed".to_owned(), "sa".to_owned()];
+        let csv = to_csv(&labels, &rows()).unwrap();
+        assert_eq!(csv.lines().next(), Some("smiles,group,qed,sa"));
+        assert_eq!(
+            csv.lines().nth(2),
+            Some("c1ccccc1O,MolStitch,0.500000,0.800000")
+        );
+        let sdf = to_sdf(&labels, &rows()).unwrap();
+        assert_eq!(sdf.matches("$$$$").count(), 2);
+        // The SDF reads back with the engine's loader, properties included.
+        let data = benchtop_molstitch::offline::read_sdf(&sdf, "export.sdf");
+        assert!(data.errors.is_empty(), "{:?}", data.errors);
+        assert_eq!(data.smiles(), ["CCO", "Oc1ccccc1"]);
+        assert_eq!(data.property("qed").unwrap(), [Some(0.4), Some(0.5)]);
+        let bad = [ExportRow {
+            smiles: "C1CC(".into(),
+            group: "x".into(),
+            objectives: vec![],
+        }];
+        assert!(to_sdf(&labels, &bad).is_err());
+    }
+
+    #[test]
+    fn grid_has_one_drawing_per_molecule() {
+        let figure = grid_figure("molecules", &rows(), 4, 10).unwrap();
+        assert_eq!(figure.layout(), (1, 2));
+        assert_eq!(figure.subplots.len(), 2);
+    }
+}

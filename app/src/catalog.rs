@@ -1,0 +1,102 @@
+//! The catalog: every panel kind the workbench offers, registered in one list.
+//!
+//! Registering a panel is one line in [`catalog!`]'s invocation below (plus the panel crate in
+//! `app/Cargo.toml`). The list generates the project file's tagged union of panel states
+//! ([`PanelState`]: the variant name is the tag in `.ron` files, so existing files keep
+//! loading and errors keep their line and key), the catalog order, and the conversions between
+//! open panels and saved states.
+
+use benchtop_kit::panel::{Panel, PanelKind, PanelType};
+use benchtop_kit::project::Sidecar;
+use serde::{Deserialize, Serialize};
+
+/// A project document of this workbench's panels.
+pub type ProjectDoc = benchtop_kit::project::ProjectDoc<PanelState>;
+
+/// One open panel of a project document.
+pub type PanelEntry = benchtop_kit::project::PanelEntry<PanelState>;
+
+/// Generates [`PanelState`], [`catalog`], [`restore`] and [`save`] from one list of
+/// `Variant => PanelType` lines.
+macro_rules! catalog {
+    ($($(#[$doc:meta])* $variant:ident => $panel:ty,)*) => {
+        /// The persisted state of one panel, tagged by its kind (the `state:` of a project
+        /// file's panel entry).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub enum PanelState {
+            $($(#[$doc])* $variant(<$panel as PanelType>::State),)*
+        }
+
+        /// Every panel kind, in catalog order.
+        pub fn catalog() -> &'static [PanelKind] {
+            const KINDS: &[PanelKind] = &[$(<$panel as PanelType>::KIND,)*];
+            KINDS
+        }
+
+        /// Rebuilds a panel from its saved state; arrays are read from `sidecar` when given.
+        pub fn restore(state: PanelState, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn Panel>> {
+            match state {
+                $(PanelState::$variant(state) => {
+                    Ok(Box::new(<$panel as PanelType>::restore(state, sidecar)?))
+                })*
+            }
+        }
+
+        /// The saved state of `panel`; its arrays go to `sidecar` when given.
+        pub fn save(panel: &dyn Panel, sidecar: Option<&Sidecar>) -> anyhow::Result<PanelState> {
+            let state = panel.save(sidecar)?;
+            $(
+                let state = match state.downcast::<<$panel as PanelType>::State>() {
+                    Ok(state) => return Ok(PanelState::$variant(*state)),
+                    Err(other) => other,
+                };
+            )*
+            drop(state);
+            anyhow::bail!("{}: this panel kind is not in the catalog", panel.kind().name)
+        }
+    };
+}
+
+catalog! {
+    /// The Ising duality explorer.
+    Ising => benchtop_panel_ising::IsingPanel,
+    /// Weather spectra and the AMSE loss.
+    Spectra => benchtop_panel_spectra::SpectraPanel,
+    /// FINDR flow fields from spike trains.
+    Findr => benchtop_panel_findr::FindrPanel,
+    /// NeuroTree brain trees and trunks from fMRI.
+    NeuroTree => benchtop_panel_neurotree::NeuroTreePanel,
+    /// MolStitch molecule stitching and offline optimisation.
+    MolStitch => benchtop_panel_molstitch::MolStitchPanel,
+}
+
+/// The kind with identifier `id`.
+pub fn kind_by_id(id: &str) -> Option<&'static PanelKind> {
+    catalog().iter().find(|kind| kind.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_ids_are_unique_and_papers_cited() {
+        let kinds = catalog();
+        for (i, kind) in kinds.iter().enumerate() {
+            assert!(kinds[i + 1..].iter().all(|other| other.id != kind.id));
+            assert!(kind.paper.citation().contains("ICML 2025"));
+            assert_eq!(kind_by_id(kind.id).map(|k| k.name), Some(kind.name));
+        }
+    }
+
+    #[test]
+    fn every_kind_saves_into_its_own_variant_and_restores() {
+        for kind in catalog() {
+            let panel = (kind.create)();
+            let state = save(panel.as_ref(), None).expect("a new panel saves");
+            let restored = restore(state.clone(), None).expect("and restores");
+            assert_eq!(restored.kind().id, kind.id);
+            assert_eq!(save(restored.as_ref(), None).expect("saves again"), state);
+        }
+    }
+}

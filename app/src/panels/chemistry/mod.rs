@@ -1,3 +1,0 @@
-//! Chemistry panels.
-
-pub mod molstitch;

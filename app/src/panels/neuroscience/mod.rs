@@ -1,4 +1,0 @@
-//! Neuroscience panels.
-
-pub mod findr;
-pub mod neurotree;

@@ -1,3 +1,0 @@
-//! Statistical physics panels.
-
-pub mod ising;
