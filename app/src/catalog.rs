@@ -68,6 +68,7 @@ catalog! {
     NeuroTree => benchtop_panel_neurotree::NeuroTreePanel,
     /// MolStitch molecule stitching and offline optimisation.
     MolStitch => benchtop_panel_molstitch::MolStitchPanel,
+    // New panels are registered above this line.
 }
 
 /// The kind with identifier `id`.

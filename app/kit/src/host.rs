@@ -160,14 +160,16 @@ pub trait PanelModel: Default + 'static {
     /// The tasks `benchtop run` starts, in order, with their shares of the progress bar.
     fn headless(&self, flags: &Self::Headless) -> Vec<(Self::Task, f64)>;
 
-    /// Every task, for "busy".
+    /// Every task, for "busy" (write both with [`tasks!`](crate::tasks)).
     fn tasks(&self) -> Vec<&dyn TaskHandle>;
 
     /// Every task, for polling.
     fn tasks_mut(&mut self) -> Vec<&mut dyn TaskHandle>;
 
-    /// Collects streamed updates and finished results (every frame, even when hidden).
-    fn poll(&mut self) {
+    /// Collects streamed updates and finished results (every frame, even when hidden, and
+    /// after each task of a headless run). Override it to act on a result as it arrives
+    /// (`task.poll_result()` is true then), e.g. to choose something in `params`.
+    fn poll(&mut self, _params: &mut Self::Params) {
         for task in self.tasks_mut() {
             task.poll();
         }
@@ -181,7 +183,7 @@ pub trait PanelModel: Default + 'static {
     fn figures(&self, params: &Self::Params, view: &Self::View) -> Vec<PanelFigure>;
 
     /// Tables of the current results, for CSV export.
-    fn tables(&self) -> Vec<DataTable>;
+    fn tables(&self, params: &Self::Params, view: &Self::View) -> Vec<DataTable>;
 
     /// Key scalar results for `summary.json`.
     fn summary(&self, params: &Self::Params) -> serde_json::Value;
@@ -215,6 +217,31 @@ pub trait PanelModel: Default + 'static {
     ) -> Option<ReferenceCurve> {
         None
     }
+}
+
+/// `tasks!(self.a.task, self.b.task)` inside `impl PanelModel`: writes `tasks` and
+/// `tasks_mut` over the listed task fields.
+#[macro_export]
+macro_rules! tasks {
+    ($($first:ident $(.$rest:ident)*),+ $(,)?) => {
+        fn tasks(&self) -> Vec<&dyn $crate::task::TaskHandle> {
+            vec![$(&self.$first $(.$rest)*),+]
+        }
+
+        fn tasks_mut(&mut self) -> Vec<&mut dyn $crate::task::TaskHandle> {
+            vec![$(&mut self.$first $(.$rest)*),+]
+        }
+    };
+}
+
+/// The tasks of `flags` that are set, each with an equal share of the progress bar (for
+/// [`PanelModel::headless`]).
+pub fn wanted<T>(flags: impl IntoIterator<Item = (bool, T)>) -> Vec<(T, f64)> {
+    flags
+        .into_iter()
+        .filter(|(set, _)| *set)
+        .map(|(_, task)| (task, 1.0))
+        .collect()
 }
 
 /// The catalog's factory for panels of model `M` (for [`PanelKind::create`]).
@@ -295,7 +322,10 @@ impl<M: PanelModel> Host<M> {
         let label = self
             .declared
             .first_difference(target, self.history.committed())
-            .map_or_else(|| "parameter edit".to_owned(), |l| format!("{l} change"));
+            .map_or_else(
+                || "parameter edit".to_owned(),
+                |label| format!("{label} change"),
+            );
         Some(label)
     }
 }
@@ -338,7 +368,7 @@ impl<M: PanelModel> Panel for Host<M> {
     }
 
     fn poll(&mut self) {
-        self.model.poll();
+        self.model.poll(&mut self.params);
     }
 
     fn is_busy(&self) -> bool {
@@ -367,7 +397,7 @@ impl<M: PanelModel> Panel for Host<M> {
     }
 
     fn data_tables(&self) -> Vec<DataTable> {
-        self.model.tables()
+        self.model.tables(&self.params, &self.view)
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -412,7 +442,7 @@ impl<M: PanelModel> Panel for Host<M> {
             };
             let (model, mut cx) = self.cx(runner, false, None);
             model.start(task, &mut cx);
-            self.model.poll();
+            self.model.poll(&mut self.params);
             if let Some(error) = failure.into_inner() {
                 return Err(error.into());
             }
@@ -444,6 +474,10 @@ impl<M: PanelModel> Panel for Host<M> {
         Ok(())
     }
 
+    fn tab_labels(&self) -> Vec<&'static str> {
+        M::TABS.iter().map(|(_, label)| *label).collect()
+    }
+
     fn declared_params(&self) -> Vec<crate::panel::DeclaredParam> {
         let defaults = M::Params::default();
         self.declared
@@ -451,7 +485,7 @@ impl<M: PanelModel> Panel for Host<M> {
             .iter()
             .map(|p| crate::panel::DeclaredParam {
                 key: p.key,
-                label: p.label,
+                label: p.full_label(),
                 unit: p.unit,
                 tooltip: p.tooltip,
                 min: p.min,
@@ -504,6 +538,7 @@ impl<M: PanelModel> SweepEvaluator for Evaluator<M> {
         cancel: &CancelToken,
     ) -> Result<BTreeMap<String, f64>, ComputeError> {
         let mut params = self.base.clone();
+        let mut seed = seed;
         for (key, &value) in assignment {
             let param = self.declared.get(key).ok_or_else(|| {
                 ComputeError::invalid(key, format!("not a parameter of {}", M::KIND.name))
@@ -511,11 +546,251 @@ impl<M: PanelModel> SweepEvaluator for Evaluator<M> {
             param
                 .set(&mut params, value)
                 .map_err(|why| ComputeError::invalid(key, why))?;
+            if param.seed {
+                // The declared seed, swept: the point's value is the seed.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                {
+                    seed = value.round().max(0.0) as u64;
+                }
+            }
         }
         let cx = SweepCx {
             project_dir: self.project_dir.as_deref(),
             cache: &self.cache,
         };
         M::evaluate(&params, outputs, seed, &cx, progress, cancel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field;
+    use crate::task::Task;
+
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    struct Params {
+        factor: u64,
+        seed: u64,
+    }
+
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+    enum Tab {
+        #[default]
+        Only,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    struct View {
+        tab: Tab,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    struct Results {
+        product: Option<u64>,
+    }
+
+    /// A model whose one task multiplies the factor by the seed.
+    struct Product {
+        task: Task<Params, (), u64>,
+    }
+
+    impl Default for Product {
+        fn default() -> Self {
+            Self {
+                task: Task::new("test: product"),
+            }
+        }
+    }
+
+    impl PanelModel for Product {
+        type Params = Params;
+        type View = View;
+        type Headless = bool;
+        type Results = Results;
+        type Tab = Tab;
+        type Task = ();
+
+        const KIND: PanelKind = PanelKind {
+            id: "product",
+            name: "Product",
+            description: "Multiplies two numbers.",
+            field: crate::panel::Field::MachineLearning,
+            paper: crate::panel::Paper {
+                title: "",
+                authors: "",
+                venue: "ICML 2025",
+                link: "",
+            },
+            create: create::<Self>,
+        };
+        const TABS: &'static [(Tab, &'static str)] = &[(Tab::Only, "Only")];
+
+        fn declare() -> Vec<Param<Params>> {
+            vec![
+                Param::new("factor", "Factor f", field!(Params, factor)).range(0.0, 100.0),
+                Param::new("seed", "Seed", field!(Params, seed)).seed(),
+            ]
+        }
+
+        fn tab(view: &mut View) -> &mut Tab {
+            &mut view.tab
+        }
+
+        fn restore(
+            results: &Results,
+            _: Option<&Sidecar>,
+            params: &Params,
+        ) -> anyhow::Result<Self> {
+            let mut model = Self::default();
+            match results.product {
+                Some(0) => anyhow::bail!("a saved product of 0 is unreadable"),
+                Some(product) => model.task.set_result(params.clone(), product),
+                None => {}
+            }
+            Ok(model)
+        }
+
+        fn save(&self, results: &mut Results, _: Option<&Sidecar>) -> anyhow::Result<()> {
+            results.product = self.task.result().copied();
+            Ok(())
+        }
+
+        fn tab_ui(&mut self, _: Tab, _: &mut egui::Ui, _: &mut Cx<'_, Self>) {}
+
+        fn start(&mut self, (): (), cx: &mut Cx<'_, Self>) {
+            let params = cx.params.clone();
+            self.task.start(&cx.runner, params.clone(), move |_| {
+                Ok(params.factor * params.seed)
+            });
+        }
+
+        fn headless(&self, run: &bool) -> Vec<((), f64)> {
+            wanted([(*run, ())])
+        }
+
+        crate::tasks!(task);
+
+        fn validate(_: &Params) -> Vec<ParamIssue> {
+            Vec::new()
+        }
+
+        fn figures(&self, _: &Params, _: &View) -> Vec<PanelFigure> {
+            Vec::new()
+        }
+
+        fn tables(&self, _: &Params, _: &View) -> Vec<DataTable> {
+            Vec::new()
+        }
+
+        fn summary(&self, _: &Params) -> serde_json::Value {
+            serde_json::json!({ "product": self.task.result() })
+        }
+
+        fn sweep_outputs() -> Vec<SweepOutput> {
+            vec![SweepOutput::new("product", "Product")]
+        }
+
+        fn evaluate(
+            params: &Params,
+            _: &[String],
+            seed: u64,
+            _: &SweepCx<'_>,
+            _: &Progress,
+            _: &CancelToken,
+        ) -> Result<BTreeMap<String, f64>, ComputeError> {
+            #[allow(clippy::cast_precision_loss)]
+            let product = (params.factor * seed) as f64;
+            Ok(BTreeMap::from([("product".to_owned(), product)]))
+        }
+    }
+
+    fn doc(factor: u64, product: Option<u64>) -> DocOf<Product> {
+        PanelDoc {
+            params: Params { factor, seed: 3 },
+            view: View::default(),
+            headless: true,
+            results: Results { product },
+        }
+    }
+
+    #[test]
+    fn headless_runs_the_window_task_inline_and_results_round_trip() {
+        let mut host = Host::<Product>::new(doc(5, None));
+        host.run_headless(&Progress::new(), &CancelToken::new())
+            .expect("runs");
+        assert_eq!(host.summary()["product"], 15);
+        let saved = host.save(None).expect("saves");
+        let saved = saved.downcast::<DocOf<Product>>().expect("its own state");
+        assert_eq!(saved.results.product, Some(15));
+        let restored = Host::<Product>::restore(*saved, None).expect("restores");
+        assert_eq!(restored.summary()["product"], 15);
+        assert!(restored.warning.is_none());
+        // A result that cannot be restored is dropped with a warning; parameters stay.
+        let broken = Host::<Product>::restore(doc(7, Some(0)), None).expect("opens");
+        assert!(broken.summary()["product"].is_null());
+        assert_eq!(broken.params().factor, 7);
+        assert!(
+            broken
+                .warning
+                .as_deref()
+                .is_some_and(|w| w.contains("unreadable"))
+        );
+    }
+
+    #[test]
+    fn declarations_check_set_sweep_and_name_undo_steps() {
+        let mut host = Host::<Product>::new(doc(500, None));
+        let issues = host.validate();
+        assert!(
+            issues
+                .iter()
+                .any(|i| i.key == "factor" && i.message.contains("outside")),
+            "{issues:?}"
+        );
+        host.set_param("factor", 4.0).expect("in range");
+        assert!(host.set_param("factor", 4.5).is_err());
+        assert!(host.set_param("other", 1.0).is_err());
+        assert!(host.validate().is_empty());
+
+        // An edit is one undo step, named by its parameter.
+        host.params.factor = 6;
+        host.history.observe(&host.params, false);
+        assert_eq!(host.undo_label().as_deref(), Some("Factor f change"));
+        assert!(host.undo());
+        assert_eq!(
+            (host.params.factor, host.redo_label().as_deref()),
+            (4, Some("Factor f change"))
+        );
+
+        // A sweep point sets its values through the declarations; sweeping the declared seed
+        // makes the point's value the seed, otherwise the repeat's seed is used.
+        let support = host.sweep_support();
+        assert_eq!(support.params.len(), 2);
+        let point = |assignment: &[(&str, f64)], seed: u64| {
+            let assignment = assignment
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), *v))
+                .collect();
+            support.evaluator.evaluate(
+                &assignment,
+                &["product".to_owned()],
+                seed,
+                &Progress::new(),
+                &CancelToken::new(),
+            )
+        };
+        assert_eq!(
+            point(&[("factor", 2.0)], 10).expect("evaluates")["product"],
+            20.0
+        );
+        assert_eq!(
+            point(&[("seed", 7.0)], 10).expect("evaluates")["product"],
+            28.0
+        );
+        assert!(point(&[("depth", 1.0)], 10).is_err());
     }
 }

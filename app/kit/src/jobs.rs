@@ -115,21 +115,6 @@ pub enum JobOutcome<R> {
     Failed(String),
 }
 
-impl<R> JobOutcome<R> {
-    /// The result of a finished job; a failure's message goes to `error` (a cancelled job
-    /// gives neither).
-    pub fn result_or_record(self, error: &mut Option<String>) -> Option<R> {
-        match self {
-            Self::Finished(result) => Some(result),
-            Self::Cancelled => None,
-            Self::Failed(message) => {
-                *error = Some(message);
-                None
-            }
-        }
-    }
-}
-
 /// A background computation producing streamed updates `U` and a result `R`.
 #[derive(Debug)]
 pub struct Job<U, R> {
@@ -249,77 +234,6 @@ impl<U, R> Drop for Job<U, R> {
     }
 }
 
-/// A slot for at most one job of a kind: starting a new job drops (and so cancels) the previous
-/// one; [`JobSlot::poll`] hands over streamed updates and, once, the outcome.
-#[derive(Debug)]
-pub struct JobSlot<U, R> {
-    job: Option<Job<U, R>>,
-}
-
-impl<U, R> Default for JobSlot<U, R> {
-    fn default() -> Self {
-        Self { job: None }
-    }
-}
-
-impl<U: Send + 'static, R: Send + 'static> JobSlot<U, R> {
-    /// Whether a job is running.
-    pub fn is_busy(&self) -> bool {
-        self.job.is_some()
-    }
-
-    /// The running job's progress and cancel flag.
-    pub fn info(&self) -> Option<&JobInfo> {
-        self.job.as_ref().map(Job::info)
-    }
-
-    /// Asks the running job (if any) to stop.
-    pub fn cancel(&self) {
-        if let Some(job) = &self.job {
-            job.cancel();
-        }
-    }
-
-    /// Starts `work` (see [`Job::spawn`]), replacing any running job.
-    pub fn start(
-        &mut self,
-        name: impl Into<String>,
-        board: &JobBoard,
-        repaint: Option<egui::Context>,
-        work: impl FnOnce(&JobContext<U>) -> Result<R, ComputeError> + Send + 'static,
-    ) -> Result<(), ComputeError> {
-        self.job = None;
-        self.job = Some(Job::spawn(name, board, repaint, work)?);
-        Ok(())
-    }
-
-    /// Passes every streamed update to `on_update`, then returns the outcome if the job ended
-    /// (the slot is then empty).
-    pub fn poll(&mut self, mut on_update: impl FnMut(U)) -> Option<JobOutcome<R>> {
-        let job = self.job.as_mut()?;
-        let mut updates = job.drain_updates();
-        let outcome = job.try_finish();
-        if outcome.is_some() {
-            updates.extend(job.drain_updates());
-            self.job = None;
-        }
-        for update in updates {
-            on_update(update);
-        }
-        outcome
-    }
-
-    /// Runs `work` on this thread to the end (headless runs), with updates to `on_update`.
-    pub fn run_blocking(
-        progress: &Progress,
-        cancel: &CancelToken,
-        on_update: impl FnMut(U),
-        work: impl FnOnce(&JobContext<U>) -> Result<R, ComputeError>,
-    ) -> Result<R, ComputeError> {
-        run_inline(progress, cancel, on_update, work)
-    }
-}
-
 /// Runs `work` on this thread to the end (headless runs, tests), handing its streamed updates
 /// to `on_update` as they come.
 pub fn run_inline<U, R>(
@@ -347,31 +261,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slot_replaces_its_job_and_hands_over_updates_and_outcome() {
-        let board = JobBoard::new();
-        let mut slot: JobSlot<u32, u32> = JobSlot::default();
-        assert!(!slot.is_busy() && slot.poll(|_| {}).is_none());
-        slot.start("test: slot", &board, None, |context| {
-            context.send(7);
-            Ok(42)
-        })
-        .unwrap();
-        let mut seen = Vec::new();
-        let outcome = loop {
-            if let Some(outcome) = slot.poll(|u| seen.push(u)) {
-                break outcome;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        };
-        assert!(matches!(outcome, JobOutcome::Finished(42)));
-        assert_eq!(seen, [7]);
-        assert!(!slot.is_busy() && board.running().is_empty());
+    fn inline_work_hands_over_its_updates() {
         let mut got = Vec::new();
-        let result = JobSlot::<u32, u32>::run_blocking(
+        let result = run_inline(
             &Progress::new(),
             &CancelToken::new(),
             |u| got.push(u),
-            |context| {
+            |context: &JobContext<u32>| {
                 context.send(3);
                 Ok(5)
             },

@@ -312,6 +312,11 @@ pub trait Panel {
     fn declared_params(&self) -> Vec<DeclaredParam> {
         Vec::new()
     }
+
+    /// The labels of the panel's tabs, in order.
+    fn tab_labels(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 /// A declared parameter as the shell and the command line list it.
@@ -319,8 +324,8 @@ pub trait Panel {
 pub struct DeclaredParam {
     /// The key.
     pub key: &'static str,
-    /// Sentence-case label with the paper's symbol.
-    pub label: &'static str,
+    /// Sentence-case label with the paper's symbol (with its group, e.g. `Monte Carlo: …`).
+    pub label: String,
     /// Unit, empty for none.
     pub unit: &'static str,
     /// What it does.

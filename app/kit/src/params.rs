@@ -15,6 +15,10 @@ use crate::widgets::labelled;
 pub trait Numeric: Copy + Send + Sync + 'static {
     /// Whether only whole numbers make sense.
     const INTEGER: bool;
+    /// The smallest value the type holds exactly, as `f64`.
+    const LOWEST: f64;
+    /// The largest value the type holds exactly, as `f64`.
+    const HIGHEST: f64;
 
     /// The value as `f64`.
     fn to_f64(self) -> f64;
@@ -25,6 +29,8 @@ pub trait Numeric: Copy + Send + Sync + 'static {
 
 impl Numeric for f64 {
     const INTEGER: bool = false;
+    const LOWEST: f64 = f64::MIN;
+    const HIGHEST: f64 = f64::MAX;
 
     fn to_f64(self) -> f64 {
         self
@@ -37,6 +43,8 @@ impl Numeric for f64 {
 
 impl Numeric for f32 {
     const INTEGER: bool = false;
+    const LOWEST: f64 = f32::MIN as f64;
+    const HIGHEST: f64 = f32::MAX as f64;
 
     fn to_f64(self) -> f64 {
         f64::from(self)
@@ -48,10 +56,25 @@ impl Numeric for f32 {
     }
 }
 
+/// 2⁵³: every whole number up to it is exact in `f64`.
+const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
+
 macro_rules! count_numeric {
     ($($t:ty),*) => {$(
         impl Numeric for $t {
             const INTEGER: bool = true;
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            const LOWEST: f64 = if (<$t>::MIN as f64) < -EXACT_IN_F64 {
+                -EXACT_IN_F64
+            } else {
+                <$t>::MIN as f64
+            };
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            const HIGHEST: f64 = if (<$t>::MAX as f64) > EXACT_IN_F64 {
+                EXACT_IN_F64
+            } else {
+                <$t>::MAX as f64
+            };
 
             #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
             fn to_f64(self) -> f64 {
@@ -83,6 +106,9 @@ pub enum Widget {
 }
 
 type Getter<P> = Arc<dyn Fn(&P) -> f64 + Send + Sync>;
+
+/// The two accessors of one field of `P` holding a `T` (what [`field!`](crate::field) makes).
+pub type Field<P, T> = (fn(&P) -> &T, fn(&mut P) -> &mut T);
 type Setter<P> = Arc<dyn Fn(&mut P, f64) -> Result<(), String> + Send + Sync>;
 
 /// One numeric parameter of a panel whose parameters are `P`.
@@ -90,8 +116,12 @@ pub struct Param<P> {
     /// The key: sweeps, `benchtop run --set` and messages name the parameter by it
     /// (e.g. `analytic.k_c`).
     pub key: &'static str,
-    /// Sentence-case label with the paper's symbol (e.g. `Decorrelation k_c`).
+    /// Sentence-case label with the paper's symbol (e.g. `Decorrelation k_c`), as the widget
+    /// shows it.
     pub label: &'static str,
+    /// The part of the panel it belongs to (e.g. `Monte Carlo`), which names it among all the
+    /// panel's parameters (sweeps, undo steps, messages); empty for none.
+    pub group: &'static str,
     /// Unit shown after the number (e.g. ` h`), empty for none.
     pub unit: &'static str,
     /// What it does, shown on hover.
@@ -110,6 +140,9 @@ pub struct Param<P> {
     pub speed: f64,
     /// Whether sweeps may vary it.
     pub sweep: bool,
+    /// Whether it is the seed of the computation sweeps record: a sweep that varies it runs
+    /// each point with its value as the seed, instead of the repeat's derived seed.
+    pub seed: bool,
     get: Getter<P>,
     set: Setter<P>,
 }
@@ -119,6 +152,7 @@ impl<P> Clone for Param<P> {
         Self {
             key: self.key,
             label: self.label,
+            group: self.group,
             unit: self.unit,
             tooltip: self.tooltip,
             min: self.min,
@@ -128,6 +162,7 @@ impl<P> Clone for Param<P> {
             widget: self.widget,
             speed: self.speed,
             sweep: self.sweep,
+            seed: self.seed,
             get: Arc::clone(&self.get),
             set: Arc::clone(&self.set),
         }
@@ -159,26 +194,24 @@ macro_rules! field {
 
 impl<P: 'static> Param<P> {
     /// The parameter `key`, labelled `label`, stored in the field that `field` reaches (see
-    /// [`field!`](crate::field)); accepted over the whole range of its type until
+    /// [`field!`](crate::field)); accepted over the range its type holds exactly until
     /// [`Param::range`] narrows it; offered to sweeps.
-    pub fn new<T: Numeric>(
-        key: &'static str,
-        label: &'static str,
-        field: (fn(&P) -> &T, fn(&mut P) -> &mut T),
-    ) -> Self {
+    pub fn new<T: Numeric>(key: &'static str, label: &'static str, field: Field<P, T>) -> Self {
         let (read, write) = field;
         Self {
             key,
             label,
+            group: "",
             unit: "",
             tooltip: "",
-            min: f64::MIN,
-            max: f64::MAX,
+            min: T::LOWEST,
+            max: T::HIGHEST,
             integer: T::INTEGER,
             log: false,
             widget: Widget::Drag,
             speed: if T::INTEGER { 1.0 } else { 0.01 },
             sweep: true,
+            seed: false,
             get: Arc::new(move |p| read(p).to_f64()),
             set: Arc::new(move |p, v| {
                 *write(p) = T::from_f64(v);
@@ -199,6 +232,7 @@ impl<P: 'static> Param<P> {
         Self {
             key,
             label,
+            group: "",
             unit: "",
             tooltip: "",
             min: f64::MIN,
@@ -208,8 +242,25 @@ impl<P: 'static> Param<P> {
             widget: Widget::Drag,
             speed: if integer { 1.0 } else { 0.01 },
             sweep: true,
+            seed: false,
             get: Arc::new(get),
             set: Arc::new(set),
+        }
+    }
+
+    /// The part of the panel it belongs to, e.g. `Monte Carlo`.
+    #[must_use]
+    pub fn in_group(mut self, group: &'static str) -> Self {
+        self.group = group;
+        self
+    }
+
+    /// The label among all the panel's parameters: `Group: label`, or the label.
+    pub fn full_label(&self) -> String {
+        if self.group.is_empty() {
+            self.label.to_owned()
+        } else {
+            format!("{}: {}", self.group, self.label)
         }
     }
 
@@ -256,6 +307,14 @@ impl<P: 'static> Param<P> {
         self
     }
 
+    /// The seed of what sweeps record: sweeping it gives each point its value as the seed
+    /// (repeats then share it); otherwise each repeat gets its own derived seed.
+    #[must_use]
+    pub fn seed(mut self) -> Self {
+        self.seed = true;
+        self
+    }
+
     /// Not offered to sweeps (a parameter that only makes sense as a setting).
     #[must_use]
     pub fn no_sweep(mut self) -> Self {
@@ -270,7 +329,8 @@ impl<P: 'static> Param<P> {
 
     /// Sets it in `params` (counts are rounded); a computed parameter may refuse.
     pub fn set(&self, params: &mut P, value: f64) -> Result<(), String> {
-        (self.set)(params, value).map_err(|why| format!("{} ({}): {why}", self.label, self.key))
+        (self.set)(params, value)
+            .map_err(|why| format!("{} ({}): {why}", self.full_label(), self.key))
     }
 
     /// The problem with its value in `params`, if any: not a number, or outside its range.
@@ -288,7 +348,7 @@ impl<P: 'static> Param<P> {
         };
         bad.map(|what| ParamIssue {
             key: self.key.to_owned(),
-            message: format!("{} ({}) {what}", self.label, self.key),
+            message: format!("{} ({}) {what}", self.full_label(), self.key),
         })
     }
 
@@ -298,13 +358,17 @@ impl<P: 'static> Param<P> {
         if !value.is_finite() || value < self.min || value > self.max {
             return Err(format!(
                 "{} ({}) = {value} is outside the accepted {}..={}",
-                self.label, self.key, self.min, self.max
+                self.full_label(),
+                self.key,
+                self.min,
+                self.max
             ));
         }
         if self.integer && value.fract() != 0.0 {
             return Err(format!(
                 "{} ({}) = {value}: a whole number is needed",
-                self.label, self.key
+                self.full_label(),
+                self.key
             ));
         }
         self.set(params, value)
@@ -314,7 +378,7 @@ impl<P: 'static> Param<P> {
     pub fn sweep_param(&self, params: &P) -> SweepParam {
         SweepParam::new(
             self.key,
-            self.label,
+            &self.full_label(),
             self.get(params),
             self.min,
             self.max,
@@ -372,6 +436,12 @@ impl<P: 'static> Param<P> {
         }
         response
     }
+}
+
+/// `params`, each put in `group` (e.g. the tab they belong to): sweeps, undo steps and
+/// messages then call them `Group: label`.
+pub fn grouped<P: 'static>(group: &'static str, params: Vec<Param<P>>) -> Vec<Param<P>> {
+    params.into_iter().map(|p| p.in_group(group)).collect()
 }
 
 /// The parameters of one panel, as declared.
@@ -444,12 +514,13 @@ impl<P: 'static> Declared<P> {
         param.assign(params, value)
     }
 
-    /// The label of the first declared parameter whose value differs between `a` and `b`.
-    pub fn first_difference(&self, a: &P, b: &P) -> Option<&'static str> {
+    /// The full label of the first declared parameter whose value differs between `a` and
+    /// `b`.
+    pub fn first_difference(&self, a: &P, b: &P) -> Option<String> {
         self.params
             .iter()
             .find(|p| p.get(a).to_bits() != p.get(b).to_bits())
-            .map(|p| p.label)
+            .map(Param::full_label)
     }
 }
 
@@ -470,7 +541,9 @@ mod tests {
 
     fn declared() -> Declared<Demo> {
         Declared::new(vec![
-            Param::new("size", "Lattice size L", field!(Demo, size)).range(4.0, 4096.0),
+            Param::new("size", "Lattice size L", field!(Demo, size))
+                .range(4.0, 4096.0)
+                .in_group("Monte Carlo"),
             Param::new("inner.rate", "Learning rate η", field!(Demo, inner.rate))
                 .range(1e-6, 1.0)
                 .log(),
@@ -515,9 +588,12 @@ mod tests {
             ..Demo::default()
         };
         assert_eq!(
-            declared.first_difference(&Demo::default(), &changed),
-            Some("Lattice size L")
+            declared
+                .first_difference(&Demo::default(), &changed)
+                .as_deref(),
+            Some("Monte Carlo: Lattice size L")
         );
+        assert_eq!(sweeps[0].label, "Monte Carlo: Lattice size L");
         assert_eq!(declared.first_difference(&changed, &changed), None);
     }
 }

@@ -35,11 +35,22 @@ pub fn dismissible_warning(ui: &mut egui::Ui, warning: &mut Option<String>) {
     }
 }
 
-/// A running job's progress bar and a stop button labelled `stop`; true when it was clicked.
+/// A running job's progress bar (its message and the time left) and a stop button labelled
+/// `stop`; true when it was clicked.
 pub fn job_progress(ui: &mut egui::Ui, info: &crate::jobs::JobInfo, stop: &str) -> bool {
     #[allow(clippy::cast_possible_truncation)]
     let fraction = info.progress.fraction() as f32;
-    ui.add(egui::ProgressBar::new(fraction).text(info.progress.message()));
+    let left = info
+        .eta()
+        .map(|d| format!(" — {:.0} s left", d.as_secs_f64()))
+        .unwrap_or_default();
+    let message = info.progress.message();
+    let text = if message.is_empty() {
+        format!("{:.0}%{left}", 100.0 * fraction)
+    } else {
+        format!("{message}{left}")
+    };
+    ui.add(egui::ProgressBar::new(fraction).text(text));
     ui.button(stop).clicked()
 }
 

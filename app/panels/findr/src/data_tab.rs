@@ -11,15 +11,17 @@ use super::figures::{
     bin_times, cool_warm, group_label, largest_magnitude, legend_group, psth_hz, raster_subplot,
     trial_groups,
 };
+use super::params::DELAY_HINT;
 use super::{
-    DataParams, DataSource, ENGINE, FindrPanelParams, FindrView, LoadedData, SavedResults, engine,
-    saved,
+    DataParams, DataSource, ENGINE, FindrModel, FindrPanelParams, FindrView, LoadedData,
+    SavedResults, engine, saved,
 };
 use benchtop_kit::figure::{Figure, FigureViewState, Line, Subplot, show_figure};
-use benchtop_kit::jobs::{Job, JobOutcome};
-use benchtop_kit::panel::{PanelContext, PanelFigure};
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::{PanelFigure, Recipe};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::widgets::{job_progress, labelled};
+use benchtop_kit::task::Task;
+use benchtop_kit::widgets::{controls_and_view, file_field, labelled};
 
 /// Bins of the PSTH smoothing box.
 pub(super) const PSTH_SMOOTH_BINS: usize = 7;
@@ -59,86 +61,37 @@ pub(super) fn load(
     }
 }
 
-#[derive(Default)]
+/// Generating or reading the trials: keyed by the data parameters.
 pub(super) struct DataTab {
-    job: Option<Job<(), LoadedData>>,
-    data: Option<Arc<LoadedData>>,
-    /// The parameters the trials were made with.
-    current: Option<DataParams>,
-    error: Option<String>,
+    pub(super) task: Task<DataParams, (), Arc<LoadedData>>,
     /// The outcome of the last export.
     exported: Option<String>,
     plots: FigureViewState,
 }
 
+impl Default for DataTab {
+    fn default() -> Self {
+        Self {
+            task: Task::new("findr: trials"),
+            exported: None,
+            plots: FigureViewState::default(),
+        }
+    }
+}
+
 impl DataTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_some()
-    }
-
+    /// The trials in use, if any.
     pub(super) fn loaded(&self) -> Option<Arc<LoadedData>> {
-        self.data.clone()
+        self.task.result().cloned()
     }
 
-    pub(super) fn mark_current(&mut self, params: &FindrPanelParams) {
-        if self.data.is_some() {
-            self.current = Some(params.data.clone());
-        }
-    }
-
-    fn start(
-        &mut self,
-        params: &FindrPanelParams,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        self.job = None;
-        if let Err(error) = params.data.validate() {
-            self.error = Some(error.to_string());
-            return;
-        }
-        self.error = None;
-        self.current = Some(params.data.clone());
-        let data = params.data.clone();
-        let dir = project_dir.map(Path::to_path_buf);
-        let spawned = Job::spawn(
-            "findr: trials",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| load(&data, dir.as_deref(), &job.progress, &job.cancel),
-        );
-        match spawned {
-            Ok(job) => self.job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
-    }
-
-    pub(super) fn poll(&mut self) {
-        if let Some(job) = &mut self.job
-            && let Some(outcome) = job.try_finish()
-        {
-            self.job = None;
-            match outcome {
-                JobOutcome::Finished(data) => self.data = Some(Arc::new(data)),
-                JobOutcome::Cancelled => {}
-                JobOutcome::Failed(message) => self.error = Some(message),
-            }
-        }
-    }
-
-    /// Generates or reads the trials on the calling thread (headless runs).
-    pub(super) fn load_blocking(
-        &mut self,
-        params: &FindrPanelParams,
-        project_dir: Option<&Path>,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> Result<(), ComputeError> {
-        let data = load(&params.data, project_dir, progress, cancel)?;
-        self.data = Some(Arc::new(data));
-        self.current = Some(params.data.clone());
-        Ok(())
+    /// Generates or reads the trials the parameters describe.
+    pub(super) fn start(&mut self, cx: &mut Cx<'_, FindrModel>) {
+        let data = cx.params.data.clone();
+        let dir = cx.project_dir.map(Path::to_path_buf);
+        self.task.start(&cx.runner, data.clone(), move |job| {
+            load(&data, dir.as_deref(), &job.progress, &job.cancel).map(Arc::new)
+        });
     }
 
     pub(super) fn save(
@@ -146,113 +99,78 @@ impl DataTab {
         results: &mut SavedResults,
         sidecar: Option<&Sidecar>,
     ) -> anyhow::Result<()> {
-        match &self.data {
+        match self.task.result() {
             Some(data) => saved::save_data(data, results, sidecar),
             None => Ok(()),
         }
     }
 
     pub(super) fn restore(
-        &mut self,
         results: &SavedResults,
         sidecar: Option<&Sidecar>,
-    ) -> anyhow::Result<()> {
-        self.data = saved::restore_data(results, sidecar)?.map(Arc::new);
-        Ok(())
+        params: &FindrPanelParams,
+    ) -> anyhow::Result<Self> {
+        let mut tab = Self::default();
+        if let Some(data) = saved::restore_data(results, sidecar)? {
+            tab.task.set_result(params.data.clone(), Arc::new(data));
+        }
+        Ok(tab)
     }
 
-    pub(super) fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut FindrPanelParams,
-        view: &mut FindrView,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-    ) {
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(300.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("findr data controls")
-                    .show(ui, |ui| {
-                        self.controls_ui(ui, params, view, project_dir, context);
-                    });
-            });
-            ui.separator();
-            ui.vertical(|ui| match self.figure(view) {
-                Some(figure) => show_figure(ui, &figure, &mut self.plots),
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, FindrModel>) {
+        controls_and_view(
+            ui,
+            "findr data controls",
+            300.0,
+            &mut (self, cx),
+            |(tab, cx), ui| tab.controls_ui(ui, cx),
+            |(tab, cx), ui| match tab.figure(cx.view) {
+                Some(figure) => show_figure(ui, &figure, &mut tab.plots),
                 None => {
                     ui.label(
                         "Generate synthetic trials (a planted line attractor with two point \
                          attractors) or load trials from a file to see a spike raster and PSTHs.",
                     );
                 }
-            });
-        });
+            },
+        );
     }
 
-    fn controls_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut FindrPanelParams,
-        view: &mut FindrView,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-    ) {
-        let data = &mut params.data;
+    fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, FindrModel>) {
+        let data = &mut cx.params.data;
         ui.strong("Trials");
         ui.horizontal(|ui| {
             ui.selectable_value(&mut data.source, DataSource::Synthetic, "Synthetic");
             ui.selectable_value(&mut data.source, DataSource::File, "From a file");
         });
-        match data.source {
-            DataSource::Synthetic => synthetic_controls(ui, data),
+        match cx.params.data.source {
+            DataSource::Synthetic => synthetic_controls(ui, cx),
             DataSource::File => {
-                labelled(
+                file_field(
                     ui,
                     "Trial file",
-                    egui::TextEdit::singleline(&mut data.file.path).hint_text("NPZ or CSV"),
+                    &mut cx.params.data.file.path,
+                    "NPZ or CSV",
+                    ("FINDR trials", &["npz", "csv"]),
                 );
-                if ui.button("Choose file…").clicked()
-                    && let Some(path) = rfd::FileDialog::new()
-                        .add_filter("FINDR trials", &["npz", "csv"])
-                        .pick_file()
-                {
-                    data.file.path = path.display().to_string();
-                }
-                labelled(
-                    ui,
-                    "Bin width (s)",
-                    egui::DragValue::new(&mut data.file_bin_s)
-                        .speed(0.001)
-                        .range(0.0001..=1.0),
-                );
+                cx.param(ui, "data.file_bin_s");
                 ui.label(
                     "NPZ: spikes[trials, T, N], externalinputs[trials, T, 2], lengths, times, \
                      optional choices.",
                 );
             }
         }
-        let action = match params.data.source {
+        let action = match cx.params.data.source {
             DataSource::Synthetic => "Generate synthetic data",
             DataSource::File => "Load trials",
         };
-        if let Some(job) = &self.job {
-            if job_progress(ui, job.info(), "Stop") {
-                job.cancel();
-            }
-        } else if ui.button(action).clicked() {
-            self.start(params, project_dir, context, ui.ctx());
+        if self.task.controls(ui, &cx.params.data, action, "Stop") {
+            self.start(cx);
         }
-        if self.data.is_some() && self.current.as_ref() != Some(&params.data) {
-            ui.label("The settings changed since these trials were made.");
-        }
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
-        let Some(loaded) = self.data.clone() else {
+        let Some(loaded) = self.loaded() else {
             return;
         };
+        let view = &mut *cx.view;
         let t = &loaded.trials;
         ui.separator();
         let shortest = t.lengths.iter().copied().min().unwrap_or(0);
@@ -298,26 +216,22 @@ impl DataTab {
     }
 
     fn figure(&self, view: &FindrView) -> Option<Figure> {
-        let data = self.data.as_ref()?;
+        let data = self.task.result()?;
         Some(data_figure(data, view))
     }
 
     pub(super) fn figures(&self, params: &FindrPanelParams, view: &FindrView) -> Vec<PanelFigure> {
+        let seed =
+            (params.data.source == DataSource::Synthetic).then_some(params.data.synthetic_seed);
+        let recipe = Recipe::new(ENGINE, &params.data, seed);
         self.figure(view)
-            .map(|figure| PanelFigure {
-                name: "findr-data".into(),
-                figure,
-                params: serde_json::to_value(&params.data).unwrap_or_default(),
-                seed: (params.data.source == DataSource::Synthetic)
-                    .then_some(params.data.synthetic_seed),
-                engine: ENGINE,
-            })
+            .map(|figure| recipe.figure("findr-data", figure))
             .into_iter()
             .collect()
     }
 
     pub(super) fn summary(&self) -> serde_json::Value {
-        let Some(data) = &self.data else {
+        let Some(data) = self.task.result() else {
             return serde_json::Value::Null;
         };
         let t = &data.trials;
@@ -332,98 +246,53 @@ impl DataTab {
     }
 }
 
-fn synthetic_controls(ui: &mut egui::Ui, data: &mut DataParams) {
-    let s = &mut data.synthetic;
-    labelled(
+fn synthetic_controls(ui: &mut egui::Ui, cx: &mut Cx<'_, FindrModel>) {
+    cx.params(
         ui,
-        "Trials",
-        egui::DragValue::new(&mut s.n_trials).range(1..=100_000),
+        &[
+            "data.synthetic.n_trials",
+            "data.synthetic.n_neurons",
+            "data.synthetic.min_bins",
+            "data.synthetic.max_bins",
+        ],
     );
-    labelled(
+    delay_controls(ui, cx);
+    ui.strong("Planted flow");
+    cx.params(
         ui,
-        "Neurons",
-        egui::DragValue::new(&mut s.n_neurons).range(1..=10_000),
+        &[
+            "data.synthetic.flow.non_normal_angle_rad",
+            "data.synthetic.flow.across_decay",
+            "data.synthetic.flow.bump_strength",
+            "data.synthetic.flow.bump_width",
+            "data.synthetic.flow.attractor_position",
+            "data.synthetic.flow.input_gain",
+            "data.synthetic.latent_noise",
+            "data.synthetic_seed",
+        ],
     );
-    labelled(
-        ui,
-        "Shortest trial (bins)",
-        egui::DragValue::new(&mut s.min_bins).range(1..=10_000),
-    );
-    labelled(
-        ui,
-        "Longest trial (bins)",
-        egui::DragValue::new(&mut s.max_bins).range(1..=10_000),
-    );
+}
+
+/// The delay: a checkbox "clicks only in the first" and the clicks' window in seconds (the
+/// declared `data.synthetic.stimulus_s`, whose 0 is the unchecked box).
+fn delay_controls(ui: &mut egui::Ui, cx: &mut Cx<'_, FindrModel>) {
+    let declared = cx.declared.get("data.synthetic.stimulus_s");
+    let label = declared.map_or("Clicks only in the first", |p| p.label);
+    let (unit, speed, max) = declared.map_or((" s", 0.01, 100.0), |p| (p.unit, p.speed, p.max));
+    let s = &mut cx.params.data.synthetic;
     let mut delay = s.stimulus_s.is_some();
     ui.horizontal(|ui| {
-        ui.checkbox(&mut delay, "Clicks only in the first")
-            .on_hover_text("The rest of each trial is a delay without clicks, where the autonomous flow alone moves the latent.");
+        ui.checkbox(&mut delay, label).on_hover_text(DELAY_HINT);
         let mut stimulus = s.stimulus_s.unwrap_or(0.4);
         ui.add_enabled(
             delay,
             egui::DragValue::new(&mut stimulus)
-                .speed(0.01)
-                .range(0.01..=100.0)
-                .suffix(" s"),
+                .speed(speed)
+                .range(0.01..=max)
+                .suffix(unit),
         );
         s.stimulus_s = delay.then_some(stimulus);
     });
-    ui.strong("Planted flow");
-    let f = &mut s.flow;
-    labelled(
-        ui,
-        "Non-normal angle θ (rad)",
-        egui::DragValue::new(&mut f.non_normal_angle_rad)
-            .speed(0.01)
-            .range(-1.49..=1.49),
-    );
-    labelled(
-        ui,
-        "Decay across the line (1/τ)",
-        egui::DragValue::new(&mut f.across_decay)
-            .speed(0.01)
-            .range(0.01..=100.0),
-    );
-    labelled(
-        ui,
-        "Bump strength (1/τ)",
-        egui::DragValue::new(&mut f.bump_strength)
-            .speed(0.01)
-            .range(0.0..=100.0),
-    );
-    labelled(
-        ui,
-        "Bump width (latent units²)",
-        egui::DragValue::new(&mut f.bump_width)
-            .speed(0.001)
-            .range(0.001..=0.2),
-    );
-    labelled(
-        ui,
-        "Attractor position f",
-        egui::DragValue::new(&mut f.attractor_position)
-            .speed(0.01)
-            .range(0.0..=10.0),
-    );
-    labelled(
-        ui,
-        "Input gain (per click)",
-        egui::DragValue::new(&mut f.input_gain)
-            .speed(0.01)
-            .range(-10.0..=10.0),
-    );
-    labelled(
-        ui,
-        "Latent noise σ",
-        egui::DragValue::new(&mut s.latent_noise)
-            .speed(0.001)
-            .range(0.0..=10.0),
-    );
-    labelled(
-        ui,
-        "Data seed",
-        egui::DragValue::new(&mut data.synthetic_seed),
-    );
 }
 
 /// The raster of the chosen trial and the PSTHs of the chosen neuron by trial group.

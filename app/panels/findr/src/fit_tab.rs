@@ -4,32 +4,42 @@
 
 use std::sync::Arc;
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_findr::analysis::Stability;
 use benchtop_findr::result::{EpochRecord, FindrResult};
 
 use super::figures::{REFERENCE, TRAIN, VALIDATION};
 use super::saved::{HISTORY_COLUMNS, history_row};
 use super::{
-    DataParams, ENGINE, FindrPanelParams, FindrParams, LoadedData, SavedResults, engine, saved,
+    DataParams, ENGINE, FindrModel, FindrPanelParams, FindrParams, LoadedData, SavedResults,
+    engine, saved,
 };
 use benchtop_kit::figure::{Dash, Figure, FigureViewState, Line, Scale, Subplot, show_figure};
-use benchtop_kit::jobs::{Job, JobOutcome};
-use benchtop_kit::panel::{DataTable, PanelContext, PanelFigure, ParamIssue};
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::{DataTable, PanelFigure, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::widgets::{job_progress, labelled};
+use benchtop_kit::task::{Series, Task};
+use benchtop_kit::widgets::{controls_and_view, job_progress};
 
-/// What a fit was made from: its settings, its seed and the data's parameters.
-type FitInputs = (FindrParams, u64, DataParams);
+/// What a fit is made from: its settings, its seed and the data's parameters.
+type FitKey = (FindrParams, u64, DataParams);
 
-#[derive(Default)]
+fn key(params: &FindrPanelParams) -> FitKey {
+    (params.fit.clone(), params.fit_seed, params.data.clone())
+}
+
+/// Training and analysing the model; the epochs stream in as they end.
 pub(super) struct FitTab {
-    job: Option<Job<EpochRecord, FindrResult>>,
-    current: Option<FitInputs>,
-    history: Vec<EpochRecord>,
-    result: Option<FindrResult>,
-    error: Option<String>,
+    pub(super) task: Task<FitKey, Series<EpochRecord>, FindrResult>,
     curves: FigureViewState,
+}
+
+impl Default for FitTab {
+    fn default() -> Self {
+        Self {
+            task: Task::new("findr: training"),
+            curves: FigureViewState::default(),
+        }
+    }
 }
 
 /// The problems of the fit settings for data with bin width `bin_s`, keyed by section.
@@ -57,105 +67,45 @@ pub(super) fn data_bin_s(data: &DataParams) -> f64 {
 }
 
 impl FitTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_some()
-    }
-
+    /// The fit shown, if any.
     pub(super) fn result(&self) -> Option<&FindrResult> {
-        self.result.as_ref()
+        self.task.result()
     }
 
-    pub(super) fn mark_current(&mut self, params: &FindrPanelParams) {
-        if self.result.is_some() {
-            self.current = Some(inputs(params));
-        }
+    /// The training history: the epochs streamed so far, or those of the fit shown.
+    fn history(&self) -> &[EpochRecord] {
+        &self.task.live().0
     }
 
-    fn start(
-        &mut self,
-        params: &FindrPanelParams,
-        data: Arc<LoadedData>,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        self.job = None;
-        self.current = Some(inputs(params));
-        if let Err(error) = params.fit.validate(data.trials.bin_s) {
-            self.error = Some(error.to_string());
+    /// Trains on `data` (the trials in use) with the current settings.
+    pub(super) fn start(&mut self, cx: &mut Cx<'_, FindrModel>, data: Option<Arc<LoadedData>>) {
+        let Some(data) = data else {
+            self.task
+                .refuse(&cx.runner, key(cx.params), "no trials to fit");
             return;
-        }
-        self.error = None;
-        self.history.clear();
-        self.result = None;
-        let (fit, seed) = (params.fit.clone(), params.fit_seed);
-        let spawned = Job::spawn(
-            "findr: training",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| {
-                engine::fit(
-                    &data.trials,
-                    data.truth.as_ref(),
-                    &fit,
-                    seed,
-                    &job.progress,
-                    &job.cancel,
-                    &mut |record| job.send(*record),
-                )
-            },
-        );
-        match spawned {
-            Ok(job) => self.job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
+        };
+        let (fit, seed) = (cx.params.fit.clone(), cx.params.fit_seed);
+        self.task.clear();
+        self.task.start(&cx.runner, key(cx.params), move |job| {
+            engine::fit(
+                &data.trials,
+                data.truth.as_ref(),
+                &fit,
+                seed,
+                &job.progress,
+                &job.cancel,
+                &mut |record| job.send(*record),
+            )
+        });
     }
 
+    /// Takes in streamed epochs and the finished fit, whose history replaces the streamed one.
     pub(super) fn poll(&mut self) {
-        if let Some(job) = &mut self.job {
-            let records = job.drain_updates();
-            let outcome = job.try_finish();
-            let late = if outcome.is_some() {
-                job.drain_updates()
-            } else {
-                Vec::new()
-            };
-            self.history.extend(records);
-            self.history.extend(late);
-            if let Some(outcome) = outcome {
-                self.job = None;
-                match outcome {
-                    JobOutcome::Finished(result) => {
-                        self.history.clone_from(&result.history);
-                        self.result = Some(result);
-                    }
-                    JobOutcome::Cancelled => {}
-                    JobOutcome::Failed(message) => self.error = Some(message),
-                }
-            }
+        if self.task.poll_result()
+            && let Some(history) = self.task.result().map(|r| r.history.clone())
+        {
+            self.task.live_mut().0 = history;
         }
-    }
-
-    /// Trains on the calling thread (headless runs).
-    pub(super) fn train_blocking(
-        &mut self,
-        params: &FindrPanelParams,
-        data: &LoadedData,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> Result<(), ComputeError> {
-        let result = engine::fit(
-            &data.trials,
-            data.truth.as_ref(),
-            &params.fit,
-            params.fit_seed,
-            progress,
-            cancel,
-            &mut |_| {},
-        )?;
-        self.history.clone_from(&result.history);
-        self.result = Some(result);
-        self.current = Some(inputs(params));
-        Ok(())
     }
 
     pub(super) fn save(
@@ -163,179 +113,106 @@ impl FitTab {
         results: &mut SavedResults,
         sidecar: Option<&Sidecar>,
     ) -> anyhow::Result<()> {
-        saved::save_fit(self.result.as_ref(), &self.history, results, sidecar)
+        saved::save_fit(self.task.result(), self.history(), results, sidecar)
     }
 
     pub(super) fn restore(
-        &mut self,
         results: &SavedResults,
         sidecar: Option<&Sidecar>,
-    ) -> anyhow::Result<()> {
+        params: &FindrPanelParams,
+    ) -> anyhow::Result<Self> {
+        let mut tab = Self::default();
         let (history, result) = saved::restore_fit(results, sidecar)?;
-        self.history = history;
-        self.result = result;
-        Ok(())
+        tab.task.live_mut().0 = history;
+        if let Some(result) = result {
+            tab.task.set_result(key(params), result);
+        }
+        Ok(tab)
     }
 
     pub(super) fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut FindrPanelParams,
-        data: Option<&Arc<LoadedData>>,
-        context: &PanelContext<'_>,
+        cx: &mut Cx<'_, FindrModel>,
+        data: Option<Arc<LoadedData>>,
     ) {
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(300.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("findr fit controls")
-                    .show(ui, |ui| self.controls_ui(ui, params, data, context));
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                if self.history.is_empty() {
+        controls_and_view(
+            ui,
+            "findr fit controls",
+            300.0,
+            &mut (self, cx, data),
+            |(tab, cx, data), ui| tab.controls_ui(ui, cx, data.as_ref()),
+            |(tab, _, _), ui| {
+                if tab.history().is_empty() {
                     ui.label(
                         "Train the model to see its training curves here, epoch by epoch; the \
                          flow field it learns is in the Flow tab.",
                     );
                     return;
                 }
-                let figure = curves_figure(&self.history, self.result.as_ref());
-                show_figure(ui, &figure, &mut self.curves);
-            });
-        });
+                let figure = curves_figure(tab.history(), tab.task.result());
+                show_figure(ui, &figure, &mut tab.curves);
+            },
+        );
     }
 
     fn controls_ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut FindrPanelParams,
+        cx: &mut Cx<'_, FindrModel>,
         data: Option<&Arc<LoadedData>>,
-        context: &PanelContext<'_>,
     ) {
-        let bin_s = data.map_or_else(|| data_bin_s(&params.data), |d| d.trials.bin_s);
-        let fit = &mut params.fit;
+        let bin_s = data.map_or_else(|| data_bin_s(&cx.params.data), |d| d.trials.bin_s);
         ui.strong("Model");
-        let m = &mut fit.model;
-        labelled(
+        cx.params(
             ui,
-            "Flow width H",
-            egui::DragValue::new(&mut m.flow_width).range(1..=1024),
-        );
-        labelled(
-            ui,
-            "Encoder size (per direction)",
-            egui::DragValue::new(&mut m.encoder_hidden).range(1..=1024),
-        );
-        labelled(
-            ui,
-            "Time constant τ (s)",
-            egui::DragValue::new(&mut m.tau_s)
-                .speed(0.001)
-                .range(0.001..=10.0),
-        );
-        labelled(
-            ui,
-            "Noise level",
-            egui::DragValue::new(&mut m.noise_level)
-                .speed(0.01)
-                .range(0.001..=10.0),
+            &[
+                "model.flow_width",
+                "model.encoder_hidden",
+                "fit.model.tau_s",
+                "fit.model.noise_level",
+            ],
         );
         ui.strong("Training");
-        let t = &mut fit.train;
-        labelled(
+        cx.params(
             ui,
-            "Largest number of epochs",
-            egui::DragValue::new(&mut t.max_epochs).range(1..=100_000),
+            &[
+                "train.max_epochs",
+                "fit.train.batch_trials",
+                "train.learning_rate",
+                "fit.train.momentum",
+                "fit.train.clip_norm",
+                "fit.train.beta_kl",
+                "fit.train.warmup_epochs",
+                "fit.train.first_cycle_epochs",
+                "fit.train.patience_epochs",
+                "fit.train.folds",
+                "train.fold",
+                "fit.seed",
+            ],
         );
-        labelled(
-            ui,
-            "Trials per batch",
-            egui::DragValue::new(&mut t.batch_trials).range(1..=10_000),
-        );
-        labelled(
-            ui,
-            "Learning rate",
-            egui::DragValue::new(&mut t.learning_rate)
-                .speed(1e-3)
-                .range(1e-6..=10.0),
-        );
-        labelled(
-            ui,
-            "Momentum",
-            egui::DragValue::new(&mut t.momentum)
-                .speed(0.01)
-                .range(0.0..=0.999),
-        );
-        labelled(
-            ui,
-            "Gradient clip (norm)",
-            egui::DragValue::new(&mut t.clip_norm)
-                .speed(0.1)
-                .range(0.001..=1e6),
-        );
-        labelled(
-            ui,
-            "KL weight β",
-            egui::DragValue::new(&mut t.beta_kl)
-                .speed(0.1)
-                .range(0.0..=100.0),
-        );
-        labelled(
-            ui,
-            "Warm-up (epochs)",
-            egui::DragValue::new(&mut t.warmup_epochs).range(0..=100_000),
-        );
-        labelled(
-            ui,
-            "First cosine cycle (epochs)",
-            egui::DragValue::new(&mut t.first_cycle_epochs).range(1..=100_000),
-        );
-        labelled(
-            ui,
-            "Early-stopping patience (epochs)",
-            egui::DragValue::new(&mut t.patience_epochs).range(1..=100_000),
-        );
-        labelled(
-            ui,
-            "Folds",
-            egui::DragValue::new(&mut t.folds).range(2..=100),
-        );
-        labelled(
-            ui,
-            "Test fold",
-            egui::DragValue::new(&mut t.fold).range(0..=99),
-        );
-        labelled(ui, "Fit seed", egui::DragValue::new(&mut params.fit_seed));
-        let issues = fit_issues(&params.fit, bin_s);
+        let issues = fit_issues(&cx.params.fit, bin_s);
         for issue in &issues {
             ui.colored_label(
                 ui.visuals().error_fg_color,
                 format!("{}: {}", issue.key, issue.message),
             );
         }
-        if let Some(job) = &self.job {
-            if job_progress(ui, job.info(), "Stop training") {
-                job.cancel();
+        if let Some(info) = self.task.info() {
+            if job_progress(ui, info, "Stop training") {
+                self.task.stop();
             }
         } else {
             let ready = data.is_some() && issues.is_empty();
-            if ui.add_enabled(ready, egui::Button::new("Train")).clicked()
-                && let Some(data) = data
-            {
-                self.start(params, Arc::clone(data), context, ui.ctx());
+            if ui.add_enabled(ready, egui::Button::new("Train")).clicked() && data.is_some() {
+                self.start(cx, data.cloned());
             }
             if data.is_none() {
                 ui.label("Generate or load trials in the Data tab first.");
             }
         }
-        if self.result.is_some() && self.current.as_ref() != Some(&inputs(params)) {
-            ui.label("The data or settings changed since this training.");
-        }
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
-        if let Some(result) = &self.result {
+        self.task.status(ui, &key(cx.params));
+        if let Some(result) = self.task.result() {
             ui.separator();
             ui.label(format!(
                 "Best epoch {} of {}{}.",
@@ -357,32 +234,26 @@ impl FitTab {
     }
 
     pub(super) fn figures(&self, params: &FindrPanelParams) -> Vec<PanelFigure> {
-        if self.history.is_empty() {
+        if self.history().is_empty() {
             return Vec::new();
         }
-        vec![PanelFigure {
-            name: "findr-training".into(),
-            figure: curves_figure(&self.history, self.result.as_ref()),
-            params: serde_json::to_value(&params.fit).unwrap_or_default(),
-            seed: Some(params.fit_seed),
-            engine: ENGINE,
-        }]
+        let recipe = Recipe::new(ENGINE, &params.fit, Some(params.fit_seed));
+        vec![recipe.figure(
+            "findr-training",
+            curves_figure(self.history(), self.task.result()),
+        )]
     }
 
     pub(super) fn tables(&self) -> Vec<DataTable> {
-        if self.history.is_empty() {
+        if self.history().is_empty() {
             return Vec::new();
         }
-        vec![DataTable {
-            name: "findr-training".into(),
-            columns: HISTORY_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),
-            rows: self.history.iter().map(history_row).collect(),
-        }]
+        vec![DataTable::new(
+            "findr-training",
+            &HISTORY_COLUMNS,
+            self.history().iter().map(history_row).collect(),
+        )]
     }
-}
-
-fn inputs(params: &FindrPanelParams) -> FitInputs {
-    (params.fit.clone(), params.fit_seed, params.data.clone())
 }
 
 /// NLL, KL and schedule against epoch, the best epoch marked.

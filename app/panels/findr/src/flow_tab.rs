@@ -13,8 +13,8 @@ use super::figures::{
 };
 use super::{ENGINE, FindrPanelParams, FindrView, LoadedData};
 use benchtop_kit::figure::{Dash, Figure, FigureViewState, Line, Subplot, show_figure};
-use benchtop_kit::panel::{DataTable, PanelFigure};
-use benchtop_kit::widgets::labelled;
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe};
+use benchtop_kit::widgets::{controls_and_view, labelled};
 
 #[derive(Default)]
 pub(super) struct FlowTab {
@@ -37,34 +37,41 @@ impl FlowTab {
             ui.label("Train the model in the Fit tab to see the flow field it inferred.");
             return;
         };
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(320.0);
+        controls_and_view(
+            ui,
+            "findr flow controls",
+            320.0,
+            &mut (self, view),
+            |(tab, view), ui| tab.controls_ui(ui, result, view),
+            |(tab, view), ui| {
                 egui::ScrollArea::vertical()
-                    .id_salt("findr flow controls")
-                    .show(ui, |ui| self.controls_ui(ui, result, view));
-            });
-            ui.separator();
-            egui::ScrollArea::vertical()
-                .id_salt("findr flow figures")
-                .show(ui, |ui| {
-                    let width = ui.available_width();
-                    let synthetic =
-                        data.is_some_and(|d| d.truth.is_some()) || result.planted.is_some();
-                    ui.allocate_ui(egui::vec2(width, 460.0), |ui| {
-                        show_figure(ui, &flow_figure(result, view), &mut self.flow_plot);
-                    });
-                    ui.allocate_ui(egui::vec2(width, 380.0), |ui| {
-                        show_figure(ui, &input_figure(result, view), &mut self.inputs_plot);
-                    });
-                    ui.allocate_ui(egui::vec2(width, 360.0), |ui| {
-                        show_figure(
-                            ui,
-                            &psth_figure(result, view.neuron, synthetic),
-                            &mut self.psth_plot,
-                        );
-                    });
-                });
+                    .id_salt("findr flow figures")
+                    .show(ui, |ui| tab.figures_ui(ui, result, view, data));
+            },
+        );
+    }
+
+    fn figures_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        result: &FindrResult,
+        view: &FindrView,
+        data: Option<&LoadedData>,
+    ) {
+        let width = ui.available_width();
+        let synthetic = data.is_some_and(|d| d.truth.is_some()) || result.planted.is_some();
+        ui.allocate_ui(egui::vec2(width, 460.0), |ui| {
+            show_figure(ui, &flow_figure(result, view), &mut self.flow_plot);
+        });
+        ui.allocate_ui(egui::vec2(width, 380.0), |ui| {
+            show_figure(ui, &input_figure(result, view), &mut self.inputs_plot);
+        });
+        ui.allocate_ui(egui::vec2(width, 360.0), |ui| {
+            show_figure(
+                ui,
+                &psth_figure(result, view.neuron, synthetic),
+                &mut self.psth_plot,
+            );
         });
     }
 
@@ -370,18 +377,11 @@ pub(super) fn figures(
     data: Option<&LoadedData>,
 ) -> Vec<PanelFigure> {
     let synthetic = data.is_some_and(|d| d.truth.is_some()) || result.planted.is_some();
-    let provenance = serde_json::to_value(&params.fit).unwrap_or_default();
-    let figure = |name: &str, figure: Figure| PanelFigure {
-        name: name.into(),
-        figure,
-        params: provenance.clone(),
-        seed: Some(params.fit_seed),
-        engine: ENGINE,
-    };
+    let recipe = Recipe::new(ENGINE, &params.fit, Some(params.fit_seed));
     vec![
-        figure("findr-flow", flow_figure(result, view)),
-        figure("findr-input-fields", input_figure(result, view)),
-        figure(
+        recipe.figure("findr-flow", flow_figure(result, view)),
+        recipe.figure("findr-input-fields", input_figure(result, view)),
+        recipe.figure(
             "findr-psth-fits",
             psth_figure(result, view.neuron, synthetic),
         ),
@@ -397,10 +397,6 @@ fn stability_code(stability: Stability) -> f64 {
     }
 }
 
-fn strings(names: &[&str]) -> Vec<String> {
-    names.iter().map(|c| (*c).to_owned()).collect()
-}
-
 /// The field grid, the fixed points and the trajectories as CSV tables.
 pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
     let grid = &result.flow;
@@ -410,7 +406,7 @@ pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
         .planted
         .as_ref()
         .filter(|p| p.planted_flow.vectors.len() == grid.vectors.len());
-    let mut columns = strings(&[
+    let mut columns = vec![
         "x",
         "y",
         "fx_per_s",
@@ -422,9 +418,9 @@ pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
         "left_fy_per_s",
         "right_fx_per_s",
         "right_fy_per_s",
-    ]);
+    ];
     if planted.is_some() {
-        columns.extend(strings(&["planted_fx_per_s", "planted_fy_per_s"]));
+        columns.extend(["planted_fx_per_s", "planted_fy_per_s"]);
     }
     let pick = |field: &benchtop_findr::field::FlowGrid, cell: usize| {
         field.vectors.get(cell).copied().unwrap_or([f64::NAN; 2])
@@ -496,14 +492,10 @@ pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
             })
             .collect();
     vec![
-        DataTable {
-            name: "findr-flow-field".into(),
-            columns,
-            rows: field_rows,
-        },
-        DataTable {
-            name: "findr-fixed-points".into(),
-            columns: strings(&[
+        DataTable::new("findr-flow-field", &columns, field_rows),
+        DataTable::new(
+            "findr-fixed-points",
+            &[
                 "planted",
                 "x",
                 "y",
@@ -513,13 +505,13 @@ pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
                 "eigenvalue2_im_per_s",
                 "stability_1stable_2unstable_3saddle_4marginal",
                 "residual_per_s",
-            ]),
-            rows: point_rows,
-        },
-        DataTable {
-            name: "findr-trajectories".into(),
-            columns: strings(&["group", "trials", "bin", "x", "y"]),
-            rows: trajectory_rows,
-        },
+            ],
+            point_rows,
+        ),
+        DataTable::new(
+            "findr-trajectories",
+            &["group", "trials", "bin", "x", "y"],
+            trajectory_rows,
+        ),
     ]
 }

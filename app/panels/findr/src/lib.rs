@@ -6,52 +6,38 @@
 //! VAE with a gated neural SDE prior, trained with live curves) and **Flow** (the inferred
 //! autonomous flow with its speed map, fixed points and trajectories, the input fields, the
 //! planted flow beside it for synthetic data, and PSTH fits).
+//!
+//! The panel is a [`PanelModel`]: its parameters are declared once in [`params`], each tab that
+//! computes is one task of the kit, and [`Host`] supplies the rest.
 
 mod data_tab;
 mod engine;
-mod figures;
+pub mod figures;
 mod fit_tab;
 mod flow_tab;
+pub mod params;
 mod saved;
-mod sweeps;
+pub mod sweeps;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_findr::synthetic::SyntheticParams;
-use serde::{Deserialize, Serialize};
-
-use benchtop_kit::panel::{
-    DataTable, Field, Panel, PanelContext, PanelFigure, PanelKind, Paper, ParamIssue,
-};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
+use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
+use benchtop_kit::params::Param;
 use benchtop_kit::project::{DataRef, Sidecar};
-use benchtop_kit::sweep::SweepSupport;
-use benchtop_kit::undo::UndoHistory;
+use benchtop_kit::sweep::SweepOutput;
+use benchtop_kit::tasks;
+use serde::{Deserialize, Serialize};
 
 pub use engine::{AnalysisParams, FindrParams, ModelConfig, TrainParams};
 
-/// The catalog entry.
-pub const KIND: PanelKind = PanelKind {
-    id: "findr",
-    name: "FINDR flow fields",
-    description: "Infer low-dimensional flow fields, fixed points and attractors from spike \
-                  trains with a sequential VAE and a gated neural SDE prior; check it on a \
-                  planted line attractor.",
-    field: Field::Neuroscience,
-    paper: Paper {
-        title: "Flow-field Inference from Neural Data using deep Recurrent networks",
-        authors: "Timothy Doyeon Kim, Thomas Zhihao Luo, Tankut Can, Kamesh Krishnamurthy, \
-                  Jonathan W. Pillow, Carlos D. Brody",
-        venue: "ICML 2025",
-        link: "https://proceedings.mlr.press/v267/kim25s.html",
-    },
-    create: create_panel,
-};
+/// The FINDR flow-field panel.
+pub type FindrPanel = Host<FindrModel>;
 
-fn create_panel() -> Box<dyn Panel> {
-    Box::new(FindrPanel::new(FindrState::default()))
-}
+/// Everything the project file stores for this panel.
+pub type FindrState = DocOf<FindrModel>;
 
 /// Which tab of the panel is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -263,20 +249,6 @@ pub struct SavedResults {
     pub psths_file: Option<String>,
 }
 
-/// Everything the project file stores for this panel.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct FindrState {
-    /// Parameters and seeds.
-    pub params: FindrPanelParams,
-    /// View settings.
-    pub view: FindrView,
-    /// What a headless run computes.
-    pub headless: HeadlessTasks,
-    /// Results.
-    pub results: SavedResults,
-}
-
 /// The trials in use, with the planted truth when they are synthetic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedData {
@@ -288,154 +260,149 @@ pub struct LoadedData {
     pub source: String,
 }
 
-/// The panel.
-pub struct FindrPanel {
-    params: FindrPanelParams,
-    view: FindrView,
-    headless: HeadlessTasks,
-    history: UndoHistory<FindrPanelParams>,
-    project_dir: Option<PathBuf>,
+/// The panel's computations, one per tab that computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindrTask {
+    /// Generate or read the trials.
+    Load,
+    /// Train and analyse the model.
+    Fit,
+}
+
+/// The FINDR panel's tabs and their results.
+#[derive(Default)]
+pub struct FindrModel {
     data: data_tab::DataTab,
     fit: fit_tab::FitTab,
     flow: flow_tab::FlowTab,
-    /// A problem to show at the top of the panel until dismissed.
-    warning: Option<String>,
 }
 
-impl FindrPanel {
-    /// A panel showing `state` (no results).
-    pub fn new(state: FindrState) -> Self {
-        Self {
-            history: UndoHistory::new(state.params.clone()),
-            params: state.params,
-            view: state.view,
-            headless: state.headless,
-            project_dir: None,
-            data: data_tab::DataTab::default(),
-            fit: fit_tab::FitTab::default(),
+/// The engine name and version recorded in figure provenance.
+const ENGINE: (&str, &str) = ("benchtop-findr", env!("CARGO_PKG_VERSION"));
+
+impl PanelModel for FindrModel {
+    type Params = FindrPanelParams;
+    type View = FindrView;
+    type Headless = HeadlessTasks;
+    type Results = SavedResults;
+    type Tab = FindrTab;
+    type Task = FindrTask;
+
+    const KIND: PanelKind = PanelKind {
+        id: "findr",
+        name: "FINDR flow fields",
+        description: "Infer low-dimensional flow fields, fixed points and attractors from spike \
+                      trains with a sequential VAE and a gated neural SDE prior; check it on a \
+                      planted line attractor.",
+        field: Field::Neuroscience,
+        paper: Paper {
+            title: "Flow-field Inference from Neural Data using deep Recurrent networks",
+            authors: "Timothy Doyeon Kim, Thomas Zhihao Luo, Tankut Can, Kamesh Krishnamurthy, \
+                      Jonathan W. Pillow, Carlos D. Brody",
+            venue: "ICML 2025",
+            link: "https://proceedings.mlr.press/v267/kim25s.html",
+        },
+        create: benchtop_kit::host::create::<Self>,
+    };
+
+    const TABS: &'static [(FindrTab, &'static str)] = &[
+        (FindrTab::Data, "Data"),
+        (FindrTab::Fit, "Fit"),
+        (FindrTab::Flow, "Flow"),
+    ];
+
+    fn declare() -> Vec<Param<FindrPanelParams>> {
+        params::declare()
+    }
+
+    fn tab(view: &mut FindrView) -> &mut FindrTab {
+        &mut view.tab
+    }
+
+    fn restore(
+        results: &SavedResults,
+        sidecar: Option<&Sidecar>,
+        params: &FindrPanelParams,
+    ) -> anyhow::Result<Self> {
+        Ok(Self {
+            data: data_tab::DataTab::restore(results, sidecar, params)?,
+            fit: fit_tab::FitTab::restore(results, sidecar, params)?,
             flow: flow_tab::FlowTab::default(),
-            warning: None,
-        }
+        })
     }
 
-    /// Rebuilds the panel with its saved results (arrays from `sidecar`); results whose arrays
-    /// cannot be read are dropped with a warning (they can be recomputed).
-    pub fn restore(state: FindrState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        let results = state.results.clone();
-        let mut panel = Self::new(state);
-        let restored = panel
-            .data
-            .restore(&results, sidecar)
-            .and_then(|()| panel.fit.restore(&results, sidecar));
-        if let Err(error) = restored {
-            panel.data = data_tab::DataTab::default();
-            panel.fit = fit_tab::FitTab::default();
-            panel.warning = Some(format!(
-                "saved results were not restored ({error:#}); run again to recompute them"
-            ));
-        }
-        panel.data.mark_current(&panel.params);
-        panel.fit.mark_current(&panel.params);
-        Ok(panel)
+    fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        self.data.save(results, sidecar)?;
+        self.fit.save(results, sidecar)
     }
 
-    /// The trials in use, if any.
-    fn loaded(&self) -> Option<Arc<LoadedData>> {
-        self.data.loaded()
-    }
-}
-
-impl Panel for FindrPanel {
-    fn kind(&self) -> &'static PanelKind {
-        &KIND
-    }
-
-    fn set_project_dir(&mut self, dir: Option<&Path>) {
-        self.project_dir = dir.map(Path::to_path_buf);
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
-        benchtop_kit::widgets::dismissible_warning(ui, &mut self.warning);
-        if let Some(dir) = context.project_dir {
-            self.project_dir = Some(dir.to_path_buf());
-        }
-        ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.view.tab, FindrTab::Data, "Data");
-            ui.selectable_value(&mut self.view.tab, FindrTab::Fit, "Fit");
-            ui.selectable_value(&mut self.view.tab, FindrTab::Flow, "Flow");
-        });
-        ui.separator();
-        let project_dir = self.project_dir.clone();
-        match self.view.tab {
-            FindrTab::Data => self.data.ui(
-                ui,
-                &mut self.params,
-                &mut self.view,
-                project_dir.as_deref(),
-                context,
-            ),
+    fn tab_ui(&mut self, tab: FindrTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
+        match tab {
+            FindrTab::Data => self.data.ui(ui, cx),
             FindrTab::Fit => {
                 let loaded = self.data.loaded();
-                self.fit.ui(ui, &mut self.params, loaded.as_ref(), context);
+                self.fit.ui(ui, cx, loaded);
             }
             FindrTab::Flow => {
                 let loaded = self.data.loaded();
                 self.flow
-                    .ui(ui, self.fit.result(), &mut self.view, loaded.as_deref());
+                    .ui(ui, self.fit.result(), cx.view, loaded.as_deref());
             }
         }
-        let interacting = ui.input(|input| input.pointer.any_down());
-        self.history.observe(&self.params, interacting);
     }
 
-    fn poll(&mut self) {
-        self.data.poll();
+    fn start(&mut self, task: FindrTask, cx: &mut Cx<'_, Self>) {
+        match task {
+            FindrTask::Load => self.data.start(cx),
+            FindrTask::Fit => {
+                let loaded = self.data.loaded();
+                self.fit.start(cx, loaded);
+            }
+        }
+    }
+
+    fn headless(&self, flags: &HeadlessTasks) -> Vec<(FindrTask, f64)> {
+        // A fit needs trials: without loaded ones they are made first.
+        let load = flags.data || (flags.fit && self.data.loaded().is_none());
+        match (load, flags.fit) {
+            (true, true) => vec![(FindrTask::Load, 0.1), (FindrTask::Fit, 0.9)],
+            (true, false) => vec![(FindrTask::Load, 1.0)],
+            (false, true) => vec![(FindrTask::Fit, 1.0)],
+            (false, false) => Vec::new(),
+        }
+    }
+
+    tasks!(data.task, fit.task);
+
+    fn poll(&mut self, _params: &mut FindrPanelParams) {
+        self.data.task.poll_result();
         self.fit.poll();
     }
 
-    fn is_busy(&self) -> bool {
-        self.data.is_busy() || self.fit.is_busy()
-    }
-
-    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn std::any::Any>> {
-        let mut results = SavedResults::default();
-        self.data.save(&mut results, sidecar)?;
-        self.fit.save(&mut results, sidecar)?;
-        Ok(Box::new(FindrState {
-            params: self.params.clone(),
-            view: self.view.clone(),
-            headless: self.headless,
-            results,
-        }))
-    }
-
-    fn validate(&self) -> Vec<ParamIssue> {
-        let mut issues: Vec<ParamIssue> =
-            ParamIssue::from_result("params.data", self.params.data.validate())
-                .into_iter()
-                .collect();
+    fn validate(params: &FindrPanelParams) -> Vec<ParamIssue> {
+        let mut issues = issues_of([("params.data", params.data.validate())]);
         issues.extend(fit_tab::fit_issues(
-            &self.params.fit,
-            fit_tab::data_bin_s(&self.params.data),
+            &params.fit,
+            fit_tab::data_bin_s(&params.data),
         ));
         issues
     }
 
-    fn figures(&self) -> Vec<PanelFigure> {
-        let mut figures = self.data.figures(&self.params, &self.view);
-        figures.extend(self.fit.figures(&self.params));
+    fn figures(&self, params: &FindrPanelParams, view: &FindrView) -> Vec<PanelFigure> {
+        let mut figures = self.data.figures(params, view);
+        figures.extend(self.fit.figures(params));
         if let Some(result) = self.fit.result() {
             figures.extend(flow_tab::figures(
                 result,
-                &self.params,
-                &self.view,
-                self.loaded().as_deref(),
+                params,
+                view,
+                self.data.loaded().as_deref(),
             ));
         }
         figures
     }
 
-    fn data_tables(&self) -> Vec<DataTable> {
+    fn tables(&self, _params: &FindrPanelParams, _view: &FindrView) -> Vec<DataTable> {
         let mut tables = self.fit.tables();
         if let Some(result) = self.fit.result() {
             tables.extend(flow_tab::tables(result));
@@ -443,7 +410,7 @@ impl Panel for FindrPanel {
         tables
     }
 
-    fn summary(&self) -> serde_json::Value {
+    fn summary(&self, _params: &FindrPanelParams) -> serde_json::Value {
         let mut summary = self
             .fit
             .result()
@@ -454,52 +421,22 @@ impl Panel for FindrPanel {
         summary
     }
 
-    fn sweep_support(&self) -> SweepSupport {
-        sweeps::support(&self.params, self.project_dir.clone())
+    fn sweep_outputs() -> Vec<SweepOutput> {
+        sweeps::outputs()
     }
 
-    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
-        let fit_share = if self.headless.fit { 0.1 } else { 1.0 };
-        if self.headless.data || (self.headless.fit && self.loaded().is_none()) {
-            self.data.load_blocking(
-                &self.params,
-                self.project_dir.as_deref(),
-                &progress.slice(0.0, fit_share),
-                cancel,
-            )?;
-        }
-        if self.headless.fit {
-            let data = self
-                .loaded()
-                .ok_or_else(|| anyhow::anyhow!("no trials to fit"))?;
-            self.fit.train_blocking(
-                &self.params,
-                &data,
-                &progress.slice(fit_share, 1.0),
-                cancel,
-            )?;
-        }
-        progress.set(1.0, "done");
-        Ok(())
+    fn evaluate(
+        params: &FindrPanelParams,
+        _outputs: &[String],
+        seed: u64,
+        cx: &SweepCx<'_>,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        sweeps::evaluate(params, seed, cx, progress, cancel)
     }
 
-    fn undo(&mut self) -> bool {
-        self.history.undo_into(&mut self.params)
-    }
-
-    fn redo(&mut self) -> bool {
-        self.history.redo_into(&mut self.params)
-    }
-}
-
-/// The engine name and version recorded in figure provenance.
-const ENGINE: (&str, &str) = ("benchtop-findr", env!("CARGO_PKG_VERSION"));
-
-impl benchtop_kit::panel::PanelType for FindrPanel {
-    type State = FindrState;
-    const KIND: PanelKind = KIND;
-
-    fn restore(state: FindrState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        Self::restore(state, sidecar)
+    fn sweep_fingerprint(params: &FindrPanelParams) -> String {
+        sweeps::fingerprint(params)
     }
 }

@@ -1,21 +1,26 @@
-//! The FINDR panel, clicked through by its labels, and its example project's known answers.
+//! The FINDR panel, clicked through by its labels, its declared parameters and sweeps, its
+//! figure pieces, and its example project's known answers.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use benchtop::session::Session;
+use benchtop_compute::{CancelToken, Progress};
+use benchtop_findr::field::FlowGrid;
+use benchtop_kit::panel::Panel as _;
+use benchtop_panel_findr::figures::{cool_warm, smooth, zone_outline};
+use benchtop_panel_findr::{FindrPanel, FindrState};
 use egui_kittest::kittest::Queryable as _;
 
 use crate::common;
 use crate::examples::Example;
 
 /// The example projects and their known answers.
-pub const EXAMPLES: &[Example] = &[
-    Example {
-        project: "findr-planted-line-attractor",
-        check: check_findr,
-    },
-];
+pub const EXAMPLES: &[Example] = &[Example {
+    project: "findr-planted-line-attractor",
+    check: check_findr,
+}];
 
 /// A session with one FINDR panel sized to train in seconds in debug builds.
 fn small_findr_session() -> Session {
@@ -107,11 +112,12 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
         "{:?}",
         harness.state().notices
     );
+    // The sidecar names are scoped by the pane (the panel is pane 1).
     for array in [
-        "findr-spikes.npy",
-        "findr-truth-latents.npy",
-        "findr-history.npy",
-        "findr-psths.npy",
+        "1-findr-spikes.npy",
+        "1-findr-truth-latents.npy",
+        "1-findr-history.npy",
+        "1-findr-psths.npy",
     ] {
         assert!(
             dir.path().join("findr.data").join(array).exists(),
@@ -146,6 +152,114 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
         .find(|t| t.name == "findr-flow-field")
         .expect("field table");
     assert_eq!(field.rows.len(), 49, "a 7 × 7 grid");
+}
+
+#[test]
+fn findr_sweeps_set_the_fit_and_the_seed_through_the_declarations() {
+    let mut panel = FindrPanel::new(FindrState::default());
+    // A sweep point's values are set through the declarations, as `set_param` sets them.
+    panel
+        .set_param("model.flow_width", 50.0)
+        .expect("flow width");
+    panel
+        .set_param("train.learning_rate", 0.01)
+        .expect("learning rate");
+    assert_eq!(panel.params().fit.model.flow_width, 50);
+    assert_eq!(panel.params().fit.train.learning_rate, 0.01);
+
+    // A point fits with the sweep's seed unless it sets the fit seed itself (the kit's
+    // evaluator uses the value of the parameter declared as the seed).
+    let fit_seed = panel.declared().get("fit.seed").expect("the fit seed is declared");
+    assert!(fit_seed.seed && fit_seed.sweep);
+    let mut point = panel.params().clone();
+    fit_seed.set(&mut point, 7.0).expect("sets the fit seed");
+    assert_eq!(point.fit_seed, 7);
+
+    // An unknown key is refused, by `set_param` and by the sweep evaluator.
+    assert!(panel.set_param("model.depth", 2.0).is_err());
+    let support = panel.sweep_support();
+    let bad = BTreeMap::from([("model.depth".to_owned(), 2.0)]);
+    assert!(
+        support
+            .evaluator
+            .evaluate(&bad, &[], 3, &Progress::new(), &CancelToken::new())
+            .is_err()
+    );
+
+    // Every sweepable key is accepted; the keys saved sweeps name are still offered, and the
+    // data settings are not (a sweep makes its trials once).
+    let keys: Vec<&str> = support.params.iter().map(|p| p.key.as_str()).collect();
+    for key in [
+        "train.learning_rate",
+        "model.flow_width",
+        "model.encoder_hidden",
+        "train.fold",
+        "train.max_epochs",
+        "fit.seed",
+    ] {
+        assert!(keys.contains(&key), "{key} in {keys:?}");
+    }
+    assert!(keys.iter().all(|key| !key.starts_with("data.")), "{keys:?}");
+    for param in &support.params {
+        let value = 1.0_f64.clamp(param.min, param.max);
+        panel
+            .set_param(&param.key, value)
+            .unwrap_or_else(|error| panic!("{}: {error}", param.key));
+    }
+
+    // The delay: 0 s means clicks throughout the trial.
+    panel
+        .set_param("data.synthetic.stimulus_s", 0.0)
+        .expect("no delay");
+    assert_eq!(panel.params().data.synthetic.stimulus_s, None);
+    panel
+        .set_param("data.synthetic.stimulus_s", 0.3)
+        .expect("a delay");
+    assert_eq!(panel.params().data.synthetic.stimulus_s, Some(0.3));
+}
+
+fn grid3() -> FlowGrid {
+    FlowGrid {
+        xs: vec![0.0, 1.0, 2.0],
+        ys: vec![0.0, 1.0, 2.0],
+        vectors: vec![[1.0, 0.0]; 9],
+        speed: vec![1.0; 9],
+    }
+}
+
+#[test]
+fn findr_zone_outline_of_one_cell_is_its_four_edges() {
+    let line = zone_outline(&grid3(), |cell| cell == 4);
+    // Four edges of 3 values each (two ends and a break).
+    assert_eq!(line.xs.len(), 12);
+    let finite: Vec<(f64, f64)> = line
+        .xs
+        .iter()
+        .zip(&line.ys)
+        .filter(|(x, _)| x.is_finite())
+        .map(|(x, y)| (*x, *y))
+        .collect();
+    assert!(
+        finite
+            .iter()
+            .all(|(x, y)| (0.5..=1.5).contains(x) && (0.5..=1.5).contains(y))
+    );
+    // Two neighbouring cells share no edge: 6 outer edges.
+    assert_eq!(zone_outline(&grid3(), |c| c == 4 || c == 5).xs.len(), 18);
+}
+
+#[test]
+fn findr_smoothing_keeps_constants_and_gaps() {
+    assert_eq!(smooth(&[2.0, 2.0, 2.0, 2.0], 3), vec![2.0; 4]);
+    let s = smooth(&[0.0, 3.0, f64::NAN], 3);
+    assert_eq!(s[0], 1.5);
+    assert!(s[2].is_nan());
+}
+
+#[test]
+fn findr_cool_to_warm_runs_blue_to_red() {
+    let (cool, warm) = (cool_warm(-2.0, 2.0), cool_warm(2.0, 2.0));
+    assert!(cool.b > cool.r && warm.r > warm.b);
 }
 
 /// The example project: the recovered fixed points include stable points within 0.2 latent

@@ -1,25 +1,25 @@
 //! The duality tab: train the dual couplings and observable map live, and map the family of
 //! approximate duals when the plaquette term breaks exact duality.
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_compute::ComputeError;
 use benchtop_ising::duality::{
     CANDIDATE_NAMES, DualityParams, DualityResult, DualityStep, DualityTrainer, ResidualMap,
     residual_loss_map,
 };
 use benchtop_ising::kramers_wannier_dual;
 use benchtop_ising::links::CORRELATOR_NAMES;
-use serde::{Deserialize, Serialize};
-
-use super::{IsingParams, IsingView, SavedResults};
 use benchtop_kit::figure::{
     Bars, Colormap, Figure, FigureViewState, Heatmap, Line, Rgba, Scale, Scatter, Subplot,
     show_figure,
 };
-use benchtop_kit::jobs::Job;
-use benchtop_kit::panel::{DataTable, PanelContext, PanelFigure};
-use benchtop_kit::panel::{from_json, to_json};
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::widgets::{labelled, labelled_inline};
+use benchtop_kit::task::{Series, Task};
+use benchtop_kit::widgets::{controls_and_view, labelled_inline};
+use serde::{Deserialize, Serialize};
+
+use super::{ENGINE, IsingModel, IsingParams, SavedResults};
 
 /// The (β̃, K̃) grid over which the residual loss of the best map is drawn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -109,17 +109,42 @@ impl ResidualGrid {
     }
 }
 
-#[derive(Default)]
+/// What a training depends on: the duality parameters and the seed.
+type TrainKey = (DualityParams, u64);
+
+fn train_key(params: &IsingParams) -> TrainKey {
+    (params.duality.clone(), params.duality_seed)
+}
+
+/// What the approximate-dual map depends on: the duality parameters, the grid and the seed.
+type MapKey = (DualityParams, ResidualGrid, u64);
+
+fn map_key(params: &IsingParams) -> MapKey {
+    (
+        params.duality.clone(),
+        params.residual_grid.clone(),
+        params.duality_seed,
+    )
+}
+
+/// The duality training (its steps streamed as the training history) and the map of
+/// approximate duals.
 pub(super) struct DualityTab {
-    job: Option<Job<DualityStep, DualityResult>>,
-    current: Option<(DualityParams, u64)>,
-    history: Vec<DualityStep>,
-    result: Option<DualityResult>,
-    map_job: Option<Job<(), ResidualMap>>,
-    residual: Option<ResidualMap>,
-    error: Option<String>,
+    pub(super) train: Task<TrainKey, Series<DualityStep>, DualityResult>,
+    pub(super) map: Task<MapKey, (), ResidualMap>,
     plots: FigureViewState,
     map_plot: FigureViewState,
+}
+
+impl Default for DualityTab {
+    fn default() -> Self {
+        Self {
+            train: Task::new("ising: duality training"),
+            map: Task::new("ising: approximate duals"),
+            plots: FigureViewState::default(),
+            map_plot: FigureViewState::default(),
+        }
+    }
 }
 
 /// Scalar columns of the training-history table; the attention weights and the original and
@@ -208,159 +233,68 @@ fn history_step(row: &[f64]) -> DualityStep {
 }
 
 impl DualityTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_some() || self.map_job.is_some()
+    /// The training history: the running (or last) training's steps.
+    fn history(&self) -> &[DualityStep] {
+        &self.train.live().0
     }
 
-    pub(super) fn mark_current(&mut self, params: &IsingParams) {
-        if self.result.is_some() {
-            self.current = Some((params.duality.clone(), params.duality_seed));
-        }
-    }
-
-    fn start(&mut self, params: &IsingParams, context: &PanelContext<'_>, ctx: &egui::Context) {
-        self.job = None;
-        self.current = Some((params.duality.clone(), params.duality_seed));
-        if let Err(error) = params.duality.validate() {
-            self.error = Some(error.to_string());
+    /// Trains the duality map with the current parameters; invalid parameters are refused with
+    /// the engine's message, keeping what is shown.
+    pub(super) fn start_training(&mut self, cx: &mut Cx<'_, IsingModel>) {
+        let key = train_key(cx.params);
+        if let Err(error) = cx.params.duality.validate() {
+            self.train.refuse(&cx.runner, key, error.to_string());
             return;
         }
-        self.error = None;
-        self.history.clear();
-        self.result = None;
-        let (duality, seed) = (params.duality.clone(), params.duality_seed);
-        let spawned = Job::spawn(
-            "ising: duality training",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| {
-                let mut trainer = DualityTrainer::new(&duality, seed)?;
-                while !trainer.is_finished() {
-                    let step = trainer.step(&job.cancel)?;
-                    #[allow(clippy::cast_precision_loss)]
-                    let fraction = (step.step + 1) as f64 / duality.max_steps as f64;
-                    job.progress.set(
-                        fraction,
-                        format!("step {}: β̃ = {:.4}", step.step + 1, step.dual_beta),
-                    );
-                    job.send(step);
-                }
-                Ok(trainer.result())
-            },
-        );
-        match spawned {
-            Ok(job) => self.job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
+        let (duality, seed) = key.clone();
+        // A new training shows only its own result.
+        self.train.clear();
+        self.train.start(&cx.runner, key, move |job| {
+            let mut trainer = DualityTrainer::new(&duality, seed)?;
+            while !trainer.is_finished() {
+                let step = trainer.step(&job.cancel)?;
+                #[allow(clippy::cast_precision_loss)]
+                let fraction = (step.step + 1) as f64 / duality.max_steps as f64;
+                job.progress.set(
+                    fraction,
+                    format!("step {}: β̃ = {:.4}", step.step + 1, step.dual_beta),
+                );
+                job.send(step);
+            }
+            Ok(trainer.result())
+        });
     }
 
-    fn start_map(&mut self, params: &IsingParams, context: &PanelContext<'_>, ctx: &egui::Context) {
-        if let Err(error) = params
+    /// Maps the residual loss of the best map over the (β̃, K̃) grid.
+    pub(super) fn start_map(&mut self, cx: &mut Cx<'_, IsingModel>) {
+        let key = map_key(cx.params);
+        if let Err(error) = cx
+            .params
             .residual_grid
             .validate()
-            .and_then(|()| params.duality.validate())
+            .and_then(|()| cx.params.duality.validate())
         {
-            self.error = Some(error.to_string());
+            self.map.refuse(&cx.runner, key, error.to_string());
             return;
         }
-        let (duality, grid, seed) = (
-            params.duality.clone(),
-            params.residual_grid.clone(),
-            params.duality_seed,
-        );
-        let spawned = Job::spawn(
-            "ising: approximate duals",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| {
-                residual_loss_map(
-                    &duality,
-                    &grid.dual_betas(),
-                    &grid.dual_plaquettes(),
-                    seed,
-                    &job.progress,
-                    &job.cancel,
-                )
-            },
-        );
-        match spawned {
-            Ok(job) => self.map_job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
+        let (duality, grid, seed) = key.clone();
+        self.map.start(&cx.runner, key, move |job| {
+            residual_loss_map(
+                &duality,
+                &grid.dual_betas(),
+                &grid.dual_plaquettes(),
+                seed,
+                &job.progress,
+                &job.cancel,
+            )
+        });
     }
 
-    pub(super) fn react_to_params(
-        &mut self,
-        params: &IsingParams,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        let wanted = (params.duality.clone(), params.duality_seed);
-        if self.job.is_some() && self.current.as_ref() != Some(&wanted) {
-            self.start(params, context, ctx);
+    /// Restarts a running training whose parameters changed.
+    pub(super) fn react(&mut self, cx: &mut Cx<'_, IsingModel>) {
+        if self.train.is_running() && !self.train.is_current(&train_key(cx.params)) {
+            self.start_training(cx);
         }
-    }
-
-    pub(super) fn poll(&mut self) {
-        if let Some(job) = &mut self.job {
-            self.history.extend(job.drain_updates());
-            if let Some(outcome) = job.try_finish() {
-                self.history.extend(job.drain_updates());
-                self.job = None;
-                if let Some(result) = outcome.result_or_record(&mut self.error) {
-                    self.result = Some(result);
-                }
-            }
-        }
-        if let Some(job) = &mut self.map_job
-            && let Some(outcome) = job.try_finish()
-        {
-            self.map_job = None;
-            if let Some(map) = outcome.result_or_record(&mut self.error) {
-                self.residual = Some(map);
-            }
-        }
-    }
-
-    pub(super) fn train_blocking(
-        &mut self,
-        params: &IsingParams,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> anyhow::Result<()> {
-        let mut trainer = DualityTrainer::new(&params.duality, params.duality_seed)?;
-        self.history.clear();
-        while !trainer.is_finished() {
-            let step = trainer.step(cancel)?;
-            #[allow(clippy::cast_precision_loss)]
-            progress.set(
-                (step.step + 1) as f64 / params.duality.max_steps as f64,
-                format!("duality step {}: β̃ = {:.4}", step.step + 1, step.dual_beta),
-            );
-            self.history.push(step);
-        }
-        self.result = Some(trainer.result());
-        self.current = Some((params.duality.clone(), params.duality_seed));
-        Ok(())
-    }
-
-    pub(super) fn map_blocking(
-        &mut self,
-        params: &IsingParams,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> anyhow::Result<()> {
-        params.residual_grid.validate()?;
-        let grid = &params.residual_grid;
-        self.residual = Some(residual_loss_map(
-            &params.duality,
-            &grid.dual_betas(),
-            &grid.dual_plaquettes(),
-            params.duality_seed,
-            progress,
-            cancel,
-        )?);
-        Ok(())
     }
 
     pub(super) fn save(
@@ -368,37 +302,33 @@ impl DualityTab {
         results: &mut SavedResults,
         sidecar: Option<&Sidecar>,
     ) -> anyhow::Result<()> {
-        if let Some(result) = &self.result {
+        if let Some(result) = self.train.result() {
             results.duality = Some(to_json(result)?);
         }
-        if let Some(map) = &self.residual {
+        if let Some(map) = self.map.result() {
             results.residual_map = Some(to_json(map)?);
         }
+        let history = self.history();
         if let Some(sidecar) = sidecar
-            && !self.history.is_empty()
+            && !history.is_empty()
         {
             let columns = history_columns().len();
-            let flat: Vec<f64> = self.history.iter().flat_map(history_row).collect();
-            results.history_file = Some(sidecar.write_f64(
-                "duality-history",
-                &[self.history.len(), columns],
-                &flat,
-            )?);
+            let flat: Vec<f64> = history.iter().flat_map(history_row).collect();
+            results.history_file =
+                Some(sidecar.write_f64("duality-history", &[history.len(), columns], &flat)?);
         }
         Ok(())
     }
 
     pub(super) fn restore(
-        &mut self,
         results: &SavedResults,
         sidecar: Option<&Sidecar>,
-    ) -> anyhow::Result<()> {
-        if let Some(value) = &results.duality {
-            self.result = Some(from_json(value)?);
-        }
-        if let Some(value) = &results.residual_map {
-            self.residual = Some(from_json(value)?);
-        }
+        params: &IsingParams,
+    ) -> anyhow::Result<Self> {
+        let mut tab = Self::default();
+        let result: Option<DualityResult> = results.duality.as_ref().map(from_json).transpose()?;
+        let residual: Option<ResidualMap> =
+            results.residual_map.as_ref().map(from_json).transpose()?;
         if let (Some(sidecar), Some(file)) = (sidecar, &results.history_file) {
             let (shape, values) = sidecar.read_f64(file)?;
             let columns = history_columns().len();
@@ -406,57 +336,55 @@ impl DualityTab {
                 shape.len() == 2 && shape[1] == columns,
                 "{file}: expected {columns} columns"
             );
-            self.history = values.chunks_exact(columns).map(history_step).collect();
+            tab.train.live_mut().0 = values.chunks_exact(columns).map(history_step).collect();
         }
-        Ok(())
+        // Restored results were computed with the saved parameters.
+        if let Some(result) = result {
+            tab.train.set_result(train_key(params), result);
+        }
+        if let Some(residual) = residual {
+            tab.map.set_result(map_key(params), residual);
+        }
+        Ok(tab)
     }
 
-    pub(super) fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut IsingParams,
-        _view: &IsingView,
-        context: &PanelContext<'_>,
-    ) {
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(280.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("ising duality controls")
-                    .show(ui, |ui| {
-                        self.controls_ui(ui, params, context);
-                    });
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                let figure = training_figure(&self.history, self.result.as_ref(), &params.duality);
-                ui.allocate_ui(
-                    egui::vec2(
-                        ui.available_width(),
-                        (ui.available_height() * 0.62).max(240.0),
-                    ),
-                    |ui| {
-                        show_figure(ui, &figure, &mut self.plots);
-                    },
-                );
-                if let Some(map) = &self.residual {
-                    let figure = residual_figure(map, &params.duality);
-                    show_figure(ui, &figure, &mut self.map_plot);
-                }
-            });
-        });
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
+        controls_and_view(
+            ui,
+            "ising duality controls",
+            280.0,
+            &mut (self, cx),
+            |(tab, cx), ui| tab.controls_ui(ui, cx),
+            |(tab, cx), ui| tab.view_ui(ui, &cx.params.duality),
+        );
     }
 
-    fn controls_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut IsingParams,
-        context: &PanelContext<'_>,
-    ) {
-        let d = &mut params.duality;
+    fn view_ui(&mut self, ui: &mut egui::Ui, params: &DualityParams) {
+        let figure = training_figure(self.history(), self.train.result(), params);
+        ui.allocate_ui(
+            egui::vec2(
+                ui.available_width(),
+                (ui.available_height() * 0.62).max(240.0),
+            ),
+            |ui| {
+                show_figure(ui, &figure, &mut self.plots);
+            },
+        );
+        if let Some(map) = self.map.result() {
+            let figure = residual_figure(map, params);
+            show_figure(ui, &figure, &mut self.map_plot);
+        }
+    }
+
+    fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
         ui.strong("Original model");
-        ui.add(egui::Slider::new(&mut d.beta, 0.05..=1.5).text("Original β"));
-        ui.add(egui::Slider::new(&mut d.plaquette, -1.0..=1.0).text("Original K"));
+        if let Some(beta) = cx.declared.get("duality.beta") {
+            beta.ui_within(ui, cx.params, 0.05, 1.5);
+        }
+        if let Some(plaquette) = cx.declared.get("duality.plaquette") {
+            plaquette.ui_within(ui, cx.params, -1.0, 1.0);
+        }
+        let d = &cx.params.duality;
         if d.plaquette == 0.0 {
             ui.label(format!(
                 "Kramers–Wannier: β* = {:.5}",
@@ -467,113 +395,61 @@ impl DualityTab {
         }
         ui.separator();
         ui.strong("Training");
-        ui.checkbox(&mut d.learn_plaquette, "Learn the dual plaquette K̃ too");
-        labelled(
-            ui,
-            "Lattice size L",
-            egui::DragValue::new(&mut d.size).range(4..=32),
+        ui.checkbox(
+            &mut cx.params.duality.learn_plaquette,
+            "Learn the dual plaquette K̃ too",
         );
-        labelled(
+        cx.params(
             ui,
-            "Samples per step",
-            egui::DragValue::new(&mut d.samples_per_step).range(10..=100_000),
+            &[
+                "duality.size",
+                "duality.samples_per_step",
+                "duality.max_steps",
+                "duality.learning_rate",
+                "duality.penalty",
+                "duality.initial_dual_beta",
+                "duality_seed",
+            ],
         );
-        labelled(
+        if self.train.controls(
             ui,
-            "Steps at most",
-            egui::DragValue::new(&mut d.max_steps).range(1..=100_000),
-        );
-        labelled(
-            ui,
-            "Learning rate",
-            egui::DragValue::new(&mut d.learning_rate)
-                .speed(0.001)
-                .range(1e-6..=1.0),
-        );
-        labelled(
-            ui,
-            "Penalty on the identity",
-            egui::DragValue::new(&mut d.penalty)
-                .speed(0.01)
-                .range(0.0..=10.0),
-        );
-        labelled(
-            ui,
-            "Initial β̃",
-            egui::DragValue::new(&mut d.initial_dual_beta)
-                .speed(0.01)
-                .range(0.01..=5.0),
-        );
-        labelled(ui, "Seed", egui::DragValue::new(&mut params.duality_seed));
-        if let Some(job) = &self.job {
-            let info = job.info();
-            #[allow(clippy::cast_possible_truncation)]
-            let fraction = info.progress.fraction() as f32;
-            ui.add(egui::ProgressBar::new(fraction).text(info.progress.message()));
-            if ui.button("Stop training").clicked() {
-                job.cancel();
-            }
-        } else if ui.button("Train duality map").clicked() {
-            self.start(params, context, ui.ctx());
+            &train_key(cx.params),
+            "Train duality map",
+            "Stop training",
+        ) {
+            self.start_training(cx);
         }
-        self.result_ui(ui, params);
+        self.result_ui(ui, cx.params);
         ui.separator();
         ui.strong("Approximate duals (K ≠ 0)");
-        let grid = &mut params.residual_grid;
         ui.horizontal(|ui| {
-            labelled_inline(
-                ui,
-                "β̃ from",
-                egui::DragValue::new(&mut grid.dual_beta_min).speed(0.01),
-            );
-            labelled_inline(
-                ui,
-                "to",
-                egui::DragValue::new(&mut grid.dual_beta_max).speed(0.01),
-            );
-            labelled_inline(
-                ui,
-                "points",
-                egui::DragValue::new(&mut grid.dual_beta_count).range(1..=64),
-            );
+            inline_param(ui, cx, "residual_grid.dual_beta_min", "β̃ from");
+            inline_param(ui, cx, "residual_grid.dual_beta_max", "to");
+            inline_param(ui, cx, "residual_grid.dual_beta_count", "points");
         });
         ui.horizontal(|ui| {
-            labelled_inline(
-                ui,
-                "K̃ from",
-                egui::DragValue::new(&mut grid.dual_plaquette_min).speed(0.01),
-            );
-            labelled_inline(
-                ui,
-                "to",
-                egui::DragValue::new(&mut grid.dual_plaquette_max).speed(0.01),
-            );
-            labelled_inline(
-                ui,
-                "points",
-                egui::DragValue::new(&mut grid.dual_plaquette_count).range(1..=64),
-            );
+            inline_param(ui, cx, "residual_grid.dual_plaquette_min", "K̃ from");
+            inline_param(ui, cx, "residual_grid.dual_plaquette_max", "to");
+            inline_param(ui, cx, "residual_grid.dual_plaquette_count", "points");
         });
-        if let Some(job) = &self.map_job {
+        if let Some(info) = self.map.info() {
             #[allow(clippy::cast_possible_truncation)]
-            let fraction = job.info().progress.fraction() as f32;
+            let fraction = info.progress.fraction() as f32;
             ui.add(egui::ProgressBar::new(fraction).show_percentage());
             if ui.button("Stop mapping").clicked() {
-                job.cancel();
+                self.map.stop();
             }
         } else if ui.button("Map approximate duals").clicked() {
-            self.start_map(params, context, ui.ctx());
+            self.start_map(cx);
         }
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
+        self.map.status(ui, &map_key(cx.params));
     }
 
     fn result_ui(&self, ui: &mut egui::Ui, params: &IsingParams) {
-        let latest = self.history.last();
+        let latest = self.history().last();
         let Some((dual_beta, w, b, attention)) = self
-            .result
-            .as_ref()
+            .train
+            .result()
             .map(|r| (r.dual_beta, r.w, r.b, r.attention.clone()))
             .or_else(|| latest.map(|s| (s.dual_beta, s.w, s.b, s.attention.clone())))
         else {
@@ -615,7 +491,7 @@ impl DualityTab {
             let name = CANDIDATE_NAMES.get(index).copied().unwrap_or("?");
             ui.label(format!("Attention on {name} ({weight:.2})"));
         }
-        if let Some(result) = &self.result {
+        if let Some(result) = self.train.result() {
             ui.label(format!(
                 "{} steps{}, final loss {:.2e}, β̃ = {:.4} ± {:.4}",
                 result.steps,
@@ -643,43 +519,36 @@ impl DualityTab {
     }
 
     pub(super) fn figures(&self, params: &IsingParams) -> Vec<PanelFigure> {
-        let provenance = serde_json::to_value(&params.duality).unwrap_or_default();
-        let engine = (
-            benchtop_ising::simulation::ENGINE_NAME,
-            benchtop_ising::simulation::ENGINE_VERSION,
-        );
+        let recipe = Recipe::new(ENGINE, &params.duality, Some(params.duality_seed));
         let mut out = Vec::new();
-        if !self.history.is_empty() {
-            out.push(PanelFigure {
-                name: "duality-training".into(),
-                figure: training_figure(&self.history, self.result.as_ref(), &params.duality),
-                params: provenance.clone(),
-                seed: Some(params.duality_seed),
-                engine,
-            });
+        if !self.history().is_empty() {
+            out.push(recipe.figure(
+                "duality-training",
+                training_figure(self.history(), self.train.result(), &params.duality),
+            ));
         }
-        if let Some(map) = &self.residual {
-            out.push(PanelFigure {
-                name: "duality-approximate-duals".into(),
-                figure: residual_figure(map, &params.duality),
-                params: provenance,
-                seed: Some(params.duality_seed),
-                engine,
-            });
+        if let Some(map) = self.map.result() {
+            out.push(recipe.figure(
+                "duality-approximate-duals",
+                residual_figure(map, &params.duality),
+            ));
         }
         out
     }
 
     pub(super) fn tables(&self) -> Vec<DataTable> {
         let mut tables = Vec::new();
-        if !self.history.is_empty() {
-            tables.push(DataTable {
-                name: "duality-history".into(),
-                columns: history_columns(),
-                rows: self.history.iter().map(history_row).collect(),
-            });
+        let history = self.history();
+        if !history.is_empty() {
+            let columns = history_columns();
+            let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+            tables.push(DataTable::new(
+                "duality-history",
+                &columns,
+                history.iter().map(history_row).collect(),
+            ));
         }
-        if let Some(result) = &self.result {
+        if let Some(result) = self.train.result() {
             #[allow(clippy::cast_precision_loss)]
             let rows = (0..CORRELATOR_NAMES.len())
                 .map(|i| {
@@ -690,15 +559,13 @@ impl DualityTab {
                     ]
                 })
                 .collect();
-            tables.push(DataTable {
-                name: "duality-correlators".into(),
-                columns: ["index", "original", "mapped_dual"]
-                    .map(String::from)
-                    .to_vec(),
+            tables.push(DataTable::new(
+                "duality-correlators",
+                &["index", "original", "mapped_dual"],
                 rows,
-            });
+            ));
         }
-        if let Some(map) = &self.residual {
+        if let Some(map) = self.map.result() {
             let mut rows = Vec::new();
             for (j, k) in map.dual_plaquettes.iter().enumerate() {
                 for (i, beta) in map.dual_betas.iter().enumerate() {
@@ -713,13 +580,11 @@ impl DualityTab {
                     ]);
                 }
             }
-            tables.push(DataTable {
-                name: "duality-residual-map".into(),
-                columns: ["dual_beta", "dual_plaquette", "loss", "fit_loss", "w", "b"]
-                    .map(String::from)
-                    .to_vec(),
+            tables.push(DataTable::new(
+                "duality-residual-map",
+                &["dual_beta", "dual_plaquette", "loss", "fit_loss", "w", "b"],
                 rows,
-            });
+            ));
         }
         tables
     }
@@ -727,7 +592,7 @@ impl DualityTab {
     pub(super) fn summary(&self, params: &IsingParams) -> serde_json::Value {
         let d = &params.duality;
         let exact = (d.plaquette == 0.0).then(|| kramers_wannier_dual(d.beta));
-        let result = self.result.as_ref().map(|r| {
+        let result = self.train.result().map(|r| {
             let argmax = r
                 .attention
                 .iter()
@@ -762,10 +627,29 @@ impl DualityTab {
                 })),
             })
         });
-        let map = self.residual.as_ref().map(|m| {
+        let map = self.map.result().map(|m| {
             serde_json::json!({"best_dual_beta": m.best_dual_beta, "best_dual_plaquette": m.best_dual_plaquette, "best_loss": m.best_loss})
         });
         serde_json::json!({ "beta": d.beta, "plaquette": d.plaquette, "size": d.size, "result": result, "approximate_duals": map })
+    }
+}
+
+/// The widget of declared parameter `key` inside a row of several, captioned `text` (e.g.
+/// "to" after "β̃ from"), with the declared range and drag speed.
+fn inline_param(ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>, key: &str, text: &str) {
+    let Some(param) = cx.declared.get(key) else {
+        return;
+    };
+    let mut value = param.get(cx.params);
+    let mut drag = egui::DragValue::new(&mut value)
+        .range(param.min..=param.max)
+        .speed(param.speed);
+    if param.integer {
+        drag = drag.fixed_decimals(0);
+    }
+    if labelled_inline(ui, text, drag).changed() {
+        // The widget keeps the value in range.
+        let _ = param.set(cx.params, value);
     }
 }
 

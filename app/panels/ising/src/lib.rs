@@ -1,45 +1,40 @@
 //! The Ising duality explorer: live Monte Carlo of the Ising model with a plaquette term, and
 //! neural discovery of its Kramers–Wannier dual (Gupta, Ferrari, Iqbal, ICML 2025).
+//!
+//! Two tabs: **Monte Carlo** (a live run on CPU, wgpu or CUDA: the lattice, traces, G(r) and
+//! observables against Onsager's solution) and **Duality** (training the dual couplings and
+//! the observable map, and the map of approximate duals when K ≠ 0).
+//!
+//! The panel is a [`PanelModel`]: its parameters are declared once in [`params`], each
+//! computation is one task of the kit, and [`Host`] supplies the rest.
 
 mod duality_tab;
 mod figures;
 mod lattice_view;
 mod mc_tab;
-mod sweeps;
+pub mod params;
+pub mod sweeps;
 
-use benchtop_compute::{CancelToken, Progress};
+use std::collections::BTreeMap;
+
+use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_ising::duality::DualityParams;
 use benchtop_ising::simulation::McParams;
-use serde::{Deserialize, Serialize};
-
-use benchtop_kit::panel::{
-    DataTable, Field, Panel, PanelContext, PanelFigure, PanelKind, Paper, ParamIssue,
-};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
+use benchtop_kit::params::Param;
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::sweep::SweepSupport;
-use benchtop_kit::undo::UndoHistory;
+use benchtop_kit::sweep::{ReferenceCurve, SweepOutput};
+use benchtop_kit::tasks;
+use serde::{Deserialize, Serialize};
 
 pub use duality_tab::ResidualGrid;
 
-/// The catalog entry.
-pub const KIND: PanelKind = PanelKind {
-    id: "ising",
-    name: "Ising duality explorer",
-    description: "Monte Carlo of the Ising model with a plaquette term on CPU, wgpu or CUDA, and a \
-                  neural network that rediscovers the Kramers–Wannier dual.",
-    field: Field::StatisticalPhysics,
-    paper: Paper {
-        title: "A Machine Learning Approach to Duality in Statistical Physics",
-        authors: "Prateek Gupta, Andrea E. V. Ferrari, Nabil Iqbal",
-        venue: "ICML 2025",
-        link: "https://openreview.net/forum?id=bWeLpOgqGp",
-    },
-    create: create_panel,
-};
+/// The Ising duality explorer panel.
+pub type IsingPanel = Host<IsingModel>;
 
-fn create_panel() -> Box<dyn Panel> {
-    Box::new(IsingPanel::new(IsingState::default()))
-}
+/// Everything the project file stores for this panel.
+pub type IsingState = DocOf<IsingModel>;
 
 /// Which tab of the panel is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,210 +140,172 @@ pub struct SavedResults {
     pub residual_map: Option<serde_json::Value>,
 }
 
-/// Everything the project file stores for this panel.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct IsingState {
-    /// Parameters and seeds.
-    pub params: IsingParams,
-    /// View settings.
-    pub view: IsingView,
-    /// What a headless run computes.
-    pub headless: HeadlessTasks,
-    /// Results.
-    pub results: SavedResults,
+/// The panel's computations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IsingTask {
+    /// The live Monte Carlo run.
+    MonteCarlo,
+    /// Training the duality map.
+    Duality,
+    /// Mapping the residual loss over the (β̃, K̃) grid.
+    ApproximateDuals,
 }
 
-/// The panel.
-pub struct IsingPanel {
-    params: IsingParams,
-    view: IsingView,
-    headless: HeadlessTasks,
-    history: UndoHistory<IsingParams>,
+/// The Ising panel's tabs and their results.
+#[derive(Default)]
+pub struct IsingModel {
     mc: mc_tab::McTab,
     duality: duality_tab::DualityTab,
-    /// A problem to show at the top of the panel until dismissed.
-    warning: Option<String>,
 }
 
-impl IsingPanel {
-    /// A panel showing `state` (no results).
-    pub fn new(state: IsingState) -> Self {
-        Self {
-            history: UndoHistory::new(state.params.clone()),
-            params: state.params,
-            view: state.view,
-            headless: state.headless,
-            mc: mc_tab::McTab::default(),
-            duality: duality_tab::DualityTab::default(),
-            warning: None,
+/// The engine name and version recorded in figure provenance.
+const ENGINE: (&str, &str) = (
+    benchtop_ising::simulation::ENGINE_NAME,
+    benchtop_ising::simulation::ENGINE_VERSION,
+);
+
+impl PanelModel for IsingModel {
+    type Params = IsingParams;
+    type View = IsingView;
+    type Headless = HeadlessTasks;
+    type Results = SavedResults;
+    type Tab = IsingTab;
+    type Task = IsingTask;
+
+    const KIND: PanelKind = PanelKind {
+        id: "ising",
+        name: "Ising duality explorer",
+        description: "Monte Carlo of the Ising model with a plaquette term on CPU, wgpu or CUDA, \
+                      and a neural network that rediscovers the Kramers–Wannier dual.",
+        field: Field::StatisticalPhysics,
+        paper: Paper {
+            title: "A Machine Learning Approach to Duality in Statistical Physics",
+            authors: "Prateek Gupta, Andrea E. V. Ferrari, Nabil Iqbal",
+            venue: "ICML 2025",
+            link: "https://openreview.net/forum?id=bWeLpOgqGp",
+        },
+        create: benchtop_kit::host::create::<Self>,
+    };
+
+    const TABS: &'static [(IsingTab, &'static str)] = &[
+        (IsingTab::MonteCarlo, "Monte Carlo"),
+        (IsingTab::Duality, "Duality"),
+    ];
+
+    fn declare() -> Vec<Param<IsingParams>> {
+        params::declare()
+    }
+
+    fn tab(view: &mut IsingView) -> &mut IsingTab {
+        &mut view.tab
+    }
+
+    fn restore(
+        results: &SavedResults,
+        sidecar: Option<&Sidecar>,
+        params: &IsingParams,
+    ) -> anyhow::Result<Self> {
+        Ok(Self {
+            mc: mc_tab::McTab::restore(results, sidecar, params)?,
+            duality: duality_tab::DualityTab::restore(results, sidecar, params)?,
+        })
+    }
+
+    fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        self.mc.save(results, sidecar)?;
+        self.duality.save(results, sidecar)
+    }
+
+    fn tab_ui(&mut self, tab: IsingTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
+        match tab {
+            IsingTab::MonteCarlo => self.mc.ui(ui, cx),
+            IsingTab::Duality => self.duality.ui(ui, cx),
         }
     }
 
-    /// Rebuilds the panel with its saved results (arrays from `sidecar`).
-    ///
-    /// Parameters always come back. Results whose arrays cannot be read (a sidecar folder that
-    /// was not copied with the project) are dropped with a warning shown in the panel; they can
-    /// be recomputed from the parameters and seeds.
-    pub fn restore(state: IsingState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        let results = state.results.clone();
-        let mut panel = Self::new(state);
-        let restored = panel
-            .mc
-            .restore(&results, sidecar)
-            .and_then(|()| panel.duality.restore(&results, sidecar));
-        if let Err(error) = restored {
-            panel.mc = mc_tab::McTab::default();
-            panel.duality = duality_tab::DualityTab::default();
-            panel.warning = Some(format!(
-                "saved results were not restored ({error:#}); run again to recompute them"
-            ));
-        }
-        // A restored result was computed with the saved parameters.
-        panel.mc.mark_current(&panel.params);
-        panel.duality.mark_current(&panel.params);
-        Ok(panel)
+    fn react(&mut self, cx: &mut Cx<'_, Self>) {
+        self.mc.react(cx);
+        self.duality.react(cx);
     }
 
-    fn apply_params(&mut self, params: IsingParams) {
-        self.params = params;
-    }
-}
-
-impl Panel for IsingPanel {
-    fn kind(&self) -> &'static PanelKind {
-        &KIND
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
-        benchtop_kit::widgets::dismissible_warning(ui, &mut self.warning);
-        ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.view.tab, IsingTab::MonteCarlo, "Monte Carlo");
-            ui.selectable_value(&mut self.view.tab, IsingTab::Duality, "Duality");
-        });
-        ui.separator();
-        match self.view.tab {
-            IsingTab::MonteCarlo => self.mc.ui(ui, &mut self.params, &mut self.view, context),
-            IsingTab::Duality => self.duality.ui(ui, &mut self.params, &self.view, context),
-        }
-        let interacting = ui.input(|input| input.pointer.any_down());
-        self.history.observe(&self.params, interacting);
-        if !interacting {
-            self.mc
-                .react_to_params(&self.params, &self.view, context, ui.ctx());
-            self.duality
-                .react_to_params(&self.params, context, ui.ctx());
+    fn start(&mut self, task: IsingTask, cx: &mut Cx<'_, Self>) {
+        match task {
+            IsingTask::MonteCarlo => self.mc.start(cx),
+            IsingTask::Duality => self.duality.start_training(cx),
+            IsingTask::ApproximateDuals => self.duality.start_map(cx),
         }
     }
 
-    fn poll(&mut self) {
+    fn headless(&self, flags: &HeadlessTasks) -> Vec<(IsingTask, f64)> {
+        wanted([
+            (flags.monte_carlo, IsingTask::MonteCarlo),
+            (flags.duality, IsingTask::Duality),
+            (flags.approximate_duals, IsingTask::ApproximateDuals),
+        ])
+    }
+
+    tasks!(mc.task, duality.train, duality.map);
+
+    fn poll(&mut self, _params: &mut IsingParams) {
+        // The Monte Carlo tab keeps its last lattice across restarts.
         self.mc.poll();
-        self.duality.poll();
+        self.duality.train.poll_result();
+        self.duality.map.poll_result();
     }
 
-    fn is_busy(&self) -> bool {
-        self.mc.is_busy() || self.duality.is_busy()
+    fn validate(params: &IsingParams) -> Vec<ParamIssue> {
+        issues_of([
+            ("params.mc", params.mc.validate()),
+            ("params.duality", params.duality.validate()),
+            ("params.residual_grid", params.residual_grid.validate()),
+        ])
     }
 
-    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn std::any::Any>> {
-        let mut results = SavedResults::default();
-        self.mc.save(&mut results, sidecar)?;
-        self.duality.save(&mut results, sidecar)?;
-        Ok(Box::new(IsingState {
-            params: self.params.clone(),
-            view: self.view.clone(),
-            headless: self.headless,
-            results,
-        }))
-    }
-
-    fn validate(&self) -> Vec<ParamIssue> {
-        [
-            ParamIssue::from_result("params.mc", self.params.mc.validate()),
-            ParamIssue::from_result("params.duality", self.params.duality.validate()),
-            ParamIssue::from_result("params.residual_grid", self.params.residual_grid.validate()),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
-    }
-
-    fn figures(&self) -> Vec<PanelFigure> {
-        let mut figures = self.mc.figures(&self.params);
-        figures.extend(self.duality.figures(&self.params));
+    fn figures(&self, params: &IsingParams, _view: &IsingView) -> Vec<PanelFigure> {
+        let mut figures = self.mc.figures(params);
+        figures.extend(self.duality.figures(params));
         figures
     }
 
-    fn data_tables(&self) -> Vec<DataTable> {
+    fn tables(&self, _params: &IsingParams, _view: &IsingView) -> Vec<DataTable> {
         let mut tables = self.mc.tables();
         tables.extend(self.duality.tables());
         tables
     }
 
-    fn summary(&self) -> serde_json::Value {
+    fn summary(&self, params: &IsingParams) -> serde_json::Value {
         serde_json::json!({
-            "monte_carlo": self.mc.summary(&self.params),
-            "duality": self.duality.summary(&self.params),
+            "monte_carlo": self.mc.summary(params),
+            "duality": self.duality.summary(params),
         })
     }
 
-    fn sweep_support(&self) -> SweepSupport {
-        sweeps::support(&self.params)
+    fn sweep_outputs() -> Vec<SweepOutput> {
+        sweeps::outputs()
     }
 
-    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
-        let tasks = [
-            self.headless.monte_carlo,
-            self.headless.duality,
-            self.headless.approximate_duals,
-        ];
-        #[allow(clippy::cast_precision_loss)]
-        let total = tasks.iter().filter(|&&t| t).count().max(1) as f64;
-        let mut done = 0.0;
-        let slice = |done: f64| progress.slice(done / total, (done + 1.0) / total);
-        if self.headless.monte_carlo {
-            self.mc.run_blocking(&self.params, &slice(done), cancel)?;
-            done += 1.0;
-        }
-        if self.headless.duality {
-            self.duality
-                .train_blocking(&self.params, &slice(done), cancel)?;
-            done += 1.0;
-        }
-        if self.headless.approximate_duals {
-            self.duality
-                .map_blocking(&self.params, &slice(done), cancel)?;
-        }
-        progress.set(1.0, "done");
-        Ok(())
+    fn evaluate(
+        params: &IsingParams,
+        outputs: &[String],
+        seed: u64,
+        _cx: &SweepCx<'_>,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        sweeps::evaluate(params, outputs, seed, progress, cancel)
     }
 
-    fn undo(&mut self) -> bool {
-        match self.history.undo() {
-            Some(params) => {
-                self.apply_params(params);
-                true
-            }
-            None => false,
-        }
+    fn sweep_fingerprint(params: &IsingParams) -> String {
+        sweeps::fingerprint(params)
     }
 
-    fn redo(&mut self) -> bool {
-        match self.history.redo() {
-            Some(params) => {
-                self.apply_params(params);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-impl benchtop_kit::panel::PanelType for IsingPanel {
-    type State = IsingState;
-    const KIND: PanelKind = KIND;
-
-    fn restore(state: IsingState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        Self::restore(state, sidecar)
+    fn reference(
+        params: &IsingParams,
+        param: &str,
+        output: &str,
+        low: f64,
+        high: f64,
+    ) -> Option<ReferenceCurve> {
+        sweeps::reference(param, output, low, high, params.mc.plaquette)
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_compute::ComputeError;
 use benchtop_ising::exact::{
     onsager_nn_correlation, onsager_specific_heat, spontaneous_magnetization,
 };
@@ -14,13 +14,14 @@ use benchtop_ising::simulation::{
 use benchtop_ising::{BETA_CRITICAL, SpinConfig, Start};
 
 use super::lattice_view::{GpuLattice, LatticeView};
-use super::{IsingParams, IsingView, SavedResults, figures};
+use super::{ENGINE, IsingModel, IsingParams, SavedResults, figures};
 use benchtop_kit::figure::{FigureViewState, show_figure};
-use benchtop_kit::jobs::Job;
-use benchtop_kit::panel::{DataTable, PanelContext, PanelFigure};
-use benchtop_kit::panel::{from_json, to_json};
+use benchtop_kit::host::Cx;
+use benchtop_kit::jobs::JobContext;
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::widgets::labelled;
+use benchtop_kit::task::{Live, Task};
+use benchtop_kit::widgets::controls_and_view;
 
 /// What the live job streams to the panel.
 pub(super) enum McUpdate {
@@ -37,127 +38,129 @@ pub(super) enum McUpdate {
     Summary(Box<McResult>),
 }
 
+/// What a run has streamed so far: its measurements, its latest lattice and observables, and
+/// where it runs.
+#[derive(Default)]
+pub(super) struct McLive {
+    backend: Option<BackendInfo>,
+    gpu: Option<GpuLattice>,
+    measurements: Vec<(u64, Measurement)>,
+    snapshot: Option<Arc<SpinConfig>>,
+    summary: Option<McResult>,
+}
+
+impl Live for McLive {
+    type Update = McUpdate;
+
+    fn apply(&mut self, update: McUpdate) {
+        match update {
+            McUpdate::Started { backend, gpu } => {
+                self.backend = Some(backend);
+                self.gpu = gpu;
+            }
+            McUpdate::Measurements(new) => self.measurements.extend(new),
+            McUpdate::Snapshot(config) => self.snapshot = Some(config),
+            McUpdate::Summary(result) => self.summary = Some(*result),
+        }
+    }
+}
+
 /// Lattice sizes offered in the size menu.
 const SIZES: [usize; 9] = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
-#[derive(Default)]
+/// What a run depends on: the Monte Carlo parameters and the seed.
+type McKey = (McParams, u64);
+
+fn key(params: &IsingParams) -> McKey {
+    (params.mc.clone(), params.mc_seed)
+}
+
+/// The live Monte Carlo run and what it shows.
 pub(super) struct McTab {
-    job: Option<Job<McUpdate, McResult>>,
-    /// Params and seed of the running job, or of the shown result.
-    current: Option<(McParams, u64)>,
-    measurements: Vec<(u64, Measurement)>,
+    pub(super) task: Task<McKey, McLive, McResult>,
+    /// The lattice drawn last, kept while a new run starts until its first picture arrives.
     snapshot: Option<Arc<SpinConfig>>,
-    result: Option<McResult>,
+    /// Where the last run ran, kept likewise.
     backend: Option<BackendInfo>,
-    gpu: Option<GpuLattice>,
     lattice: LatticeView,
-    error: Option<String>,
     plots: FigureViewState,
 }
 
+impl Default for McTab {
+    fn default() -> Self {
+        Self {
+            task: Task::new("ising: Monte Carlo"),
+            snapshot: None,
+            backend: None,
+            lattice: LatticeView::default(),
+            plots: FigureViewState::default(),
+        }
+    }
+}
+
 impl McTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_some()
+    /// The observables to show: those of the finished run, else the running (or stopped)
+    /// run's latest ones.
+    fn shown(&self) -> Option<&McResult> {
+        self.task.result().or(self.task.live().summary.as_ref())
     }
 
-    pub(super) fn mark_current(&mut self, params: &IsingParams) {
-        if self.result.is_some() {
-            self.current = Some((params.mc.clone(), params.mc_seed));
-        }
+    fn measurements(&self) -> &[(u64, Measurement)] {
+        &self.task.live().measurements
     }
 
-    /// Starts (or restarts) the live run with `params`.
-    fn start(&mut self, params: &IsingParams, context: &PanelContext<'_>, ctx: &egui::Context) {
-        self.job = None;
-        self.current = Some((params.mc.clone(), params.mc_seed));
-        if let Err(error) = params.mc.validate() {
-            self.error = Some(error.to_string());
+    fn snapshot(&self) -> Option<&Arc<SpinConfig>> {
+        self.task
+            .live()
+            .snapshot
+            .as_ref()
+            .or(self.snapshot.as_ref())
+    }
+
+    fn backend(&self) -> Option<&BackendInfo> {
+        self.task.live().backend.as_ref().or(self.backend.as_ref())
+    }
+
+    /// Starts (or restarts) the run with the current parameters; invalid parameters are
+    /// refused with the engine's message, keeping what is shown.
+    pub(super) fn start(&mut self, cx: &mut Cx<'_, IsingModel>) {
+        let key = key(cx.params);
+        if let Err(error) = cx.params.mc.validate() {
+            self.task.refuse(&cx.runner, key, error.to_string());
             return;
         }
-        self.error = None;
-        self.measurements.clear();
-        self.result = None;
-        self.gpu = None;
-        let (mc, seed) = (params.mc.clone(), params.mc_seed);
-        let share_gpu = context.shared_gpu && context.render_state.is_some();
-        let spawned = Job::spawn(
-            "ising: Monte Carlo",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| live_run(&mc, seed, share_gpu, job),
-        );
-        match spawned {
-            Ok(job) => self.job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
+        let (mc, seed) = key.clone();
+        let share_gpu = cx.shared_gpu && cx.render_state.is_some();
+        // A headless run draws nothing while it runs.
+        let watched = !cx.runner.is_inline();
+        // A new run shows only its own observables.
+        self.task.clear();
+        self.task.start(&cx.runner, key, move |job| {
+            live_run(&mc, seed, share_gpu, watched, job)
+        });
     }
 
-    pub(super) fn react_to_params(
-        &mut self,
-        params: &IsingParams,
-        view: &IsingView,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        let wanted = (params.mc.clone(), params.mc_seed);
-        if self.current.as_ref() == Some(&wanted) {
+    /// Restarts the run when the parameters changed: always while one runs, else when
+    /// "Run when parameters change" is on.
+    pub(super) fn react(&mut self, cx: &mut Cx<'_, IsingModel>) {
+        if self.task.is_current(&key(cx.params)) {
             return;
         }
-        if self.job.is_some() || view.auto_run {
-            self.start(params, context, ctx);
+        if self.task.is_running() || cx.view.auto_run {
+            self.start(cx);
         }
     }
 
+    /// Takes in the run's updates, keeping its lattice and backend across restarts.
     pub(super) fn poll(&mut self) {
-        let Some(job) = &mut self.job else { return };
-        // Updates sent just before the job returned are drained after it finished, too.
-        let finished = job.is_finished();
-        for update in job.drain_updates() {
-            match update {
-                McUpdate::Started { backend, gpu } => {
-                    self.backend = Some(backend);
-                    self.gpu = gpu;
-                }
-                McUpdate::Measurements(new) => self.measurements.extend(new),
-                McUpdate::Snapshot(config) => self.snapshot = Some(config),
-                McUpdate::Summary(result) => self.result = Some(*result),
-            }
+        self.task.poll_result();
+        let live = self.task.live_mut();
+        if let Some(snapshot) = live.snapshot.take() {
+            self.snapshot = Some(snapshot);
         }
-        if !finished {
-            return;
+        if let Some(backend) = live.backend.take() {
+            self.backend = Some(backend);
         }
-        if let Some(outcome) = job.try_finish() {
-            self.job = None;
-            if let Some(result) = outcome.result_or_record(&mut self.error) {
-                self.result = Some(result);
-            }
-        }
-    }
-
-    /// Runs the Monte Carlo to the end on this thread (headless).
-    pub(super) fn run_blocking(
-        &mut self,
-        params: &IsingParams,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> anyhow::Result<()> {
-        params.mc.validate()?;
-        let mut run = McRun::new(&params.mc, params.mc_seed)?;
-        progress.set(
-            0.0,
-            format!("Monte Carlo on {}", run.simulation().backend().description),
-        );
-        let chunk = (run.total_sweeps() / 200).max(1);
-        while run.stage() != Stage::Finished {
-            let new = run.advance(chunk, cancel)?;
-            self.measurements.extend(new);
-            progress.set_fraction(run.fraction());
-        }
-        self.snapshot = Some(Arc::new(run.simulation().config()?));
-        self.backend = Some(run.simulation().backend().clone());
-        self.result = Some(run.result()?);
-        self.current = Some((params.mc.clone(), params.mc_seed));
-        Ok(())
     }
 
     pub(super) fn save(
@@ -165,16 +168,17 @@ impl McTab {
         results: &mut SavedResults,
         sidecar: Option<&Sidecar>,
     ) -> anyhow::Result<()> {
-        let Some(result) = &self.result else {
+        let Some(result) = self.shown() else {
             return Ok(());
         };
         let mut stripped = result.clone();
         stripped.series = Default::default();
         results.mc = Some(to_json(&stripped)?);
         if let Some(sidecar) = sidecar {
-            let rows = self.measurements.len();
+            let measurements = self.measurements();
+            let rows = measurements.len();
             let mut flat = Vec::with_capacity(rows * 4);
-            for (sweep, m) in &self.measurements {
+            for (sweep, m) in measurements {
                 #[allow(clippy::cast_precision_loss)]
                 flat.extend([
                     *sweep as f64,
@@ -184,7 +188,7 @@ impl McTab {
                 ]);
             }
             results.series_file = Some(sidecar.write_f64("ising-series", &[rows, 4], &flat)?);
-            if let Some(config) = &self.snapshot {
+            if let Some(config) = self.snapshot() {
                 let size = config.size();
                 results.snapshot_file =
                     Some(sidecar.write_i8("ising-lattice", &[size, size], config.spins())?);
@@ -194,14 +198,13 @@ impl McTab {
     }
 
     pub(super) fn restore(
-        &mut self,
         results: &SavedResults,
         sidecar: Option<&Sidecar>,
-    ) -> anyhow::Result<()> {
-        if let Some(value) = &results.mc {
-            self.result = Some(from_json(value)?);
-            self.backend = self.result.as_ref().map(|r| r.backend.clone());
-        }
+        params: &IsingParams,
+    ) -> anyhow::Result<Self> {
+        let mut tab = Self::default();
+        let mut result: Option<McResult> = results.mc.as_ref().map(from_json).transpose()?;
+        tab.backend = result.as_ref().map(|r| r.backend.clone());
         if let (Some(sidecar), Some(file)) = (sidecar, &results.series_file) {
             let (shape, values) = sidecar.read_f64(file)?;
             anyhow::ensure!(
@@ -219,12 +222,13 @@ impl McTab {
                     },
                 )
             });
-            self.measurements = rows.collect();
-            if let Some(result) = &mut self.result {
-                for (_, m) in &self.measurements {
+            let measurements: Vec<(u64, Measurement)> = rows.collect();
+            if let Some(result) = &mut result {
+                for (_, m) in &measurements {
                     result.series.push(*m);
                 }
             }
+            tab.task.live_mut().measurements = measurements;
         }
         if let (Some(sidecar), Some(file)) = (sidecar, &results.snapshot_file) {
             let (shape, spins) = sidecar.read_i8(file)?;
@@ -232,59 +236,53 @@ impl McTab {
                 shape.len() == 2 && shape[0] == shape[1],
                 "{file}: expected a square lattice"
             );
-            self.snapshot = Some(Arc::new(SpinConfig::from_spins(shape[0], spins)?));
+            tab.snapshot = Some(Arc::new(SpinConfig::from_spins(shape[0], spins)?));
         }
-        Ok(())
+        // A restored result was computed with the saved parameters.
+        if let Some(result) = result {
+            tab.task.set_result(key(params), result);
+        }
+        Ok(tab)
     }
 
-    pub(super) fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut IsingParams,
-        view: &mut IsingView,
-        context: &PanelContext<'_>,
-    ) {
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
+        controls_and_view(
+            ui,
+            "ising mc controls",
+            280.0,
+            &mut (self, cx),
+            |(tab, cx), ui| tab.controls_ui(ui, cx),
+            |(tab, cx), ui| tab.view_ui(ui, cx),
+        );
+    }
+
+    fn view_ui(&mut self, ui: &mut egui::Ui, cx: &Cx<'_, IsingModel>) {
+        let side = (ui.available_width() * 0.42)
+            .min(ui.available_height() * 0.55)
+            .max(160.0);
         ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(280.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("ising mc controls")
-                    .show(ui, |ui| {
-                        self.controls_ui(ui, params, view, context);
-                    });
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                let side = (ui.available_width() * 0.42)
-                    .min(ui.available_height() * 0.55)
-                    .max(160.0);
-                ui.horizontal_top(|ui| {
-                    let gpu = if context.shared_gpu {
-                        self.gpu.as_ref()
-                    } else {
-                        None
-                    };
-                    self.lattice
-                        .show(ui, side, self.snapshot.as_ref(), gpu, context.render_state);
-                    ui.vertical(|ui| self.observables_ui(ui, params));
-                });
-                let figure =
-                    figures::live_figure(&self.measurements, self.result.as_ref(), &params.mc);
-                show_figure(ui, &figure, &mut self.plots);
-            });
+            let gpu = if cx.shared_gpu {
+                self.task.live().gpu.as_ref()
+            } else {
+                None
+            };
+            let snapshot = self
+                .task
+                .live()
+                .snapshot
+                .as_ref()
+                .or(self.snapshot.as_ref());
+            self.lattice.show(ui, side, snapshot, gpu, cx.render_state);
+            ui.vertical(|ui| self.observables_ui(ui, cx.params));
         });
+        let figure = figures::live_figure(self.measurements(), self.shown(), &cx.params.mc);
+        show_figure(ui, &figure, &mut self.plots);
     }
 
-    fn controls_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut IsingParams,
-        view: &mut IsingView,
-        context: &PanelContext<'_>,
-    ) {
-        let mc = &mut params.mc;
-        ui.checkbox(&mut view.temperature, "Show temperature T = 1/β");
-        if view.temperature {
+    fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
+        ui.checkbox(&mut cx.view.temperature, "Show temperature T = 1/β");
+        if cx.view.temperature {
+            let mc = &mut cx.params.mc;
             let mut temperature = if mc.beta > 0.0 { 1.0 / mc.beta } else { 100.0 };
             if ui
                 .add(
@@ -296,30 +294,20 @@ impl McTab {
             {
                 mc.beta = 1.0 / temperature;
             }
-        } else {
-            ui.add(egui::Slider::new(&mut mc.beta, 0.0..=1.5).text("Coupling β"));
+        } else if let Some(beta) = cx.declared.get("mc.beta") {
+            beta.ui_within(ui, cx.params, 0.0, 1.5);
         }
         if ui
             .small_button(format!("Set β to β_c = {BETA_CRITICAL:.4}"))
             .clicked()
         {
-            mc.beta = BETA_CRITICAL;
+            cx.params.mc.beta = BETA_CRITICAL;
         }
-        ui.add(egui::Slider::new(&mut mc.plaquette, -1.0..=1.0).text("Plaquette K"));
-        ui.horizontal(|ui| {
-            let name = ui.label("Lattice size L");
-            egui::ComboBox::from_id_salt("ising size")
-                .selected_text(mc.size.to_string())
-                .show_ui(ui, |ui| {
-                    for size in SIZES {
-                        ui.selectable_value(&mut mc.size, size, size.to_string());
-                    }
-                })
-                .response
-                .labelled_by(name.id);
-            ui.add(egui::DragValue::new(&mut mc.size).range(4..=32_768))
-                .labelled_by(name.id);
-        });
+        if let Some(plaquette) = cx.declared.get("mc.plaquette") {
+            plaquette.ui_within(ui, cx.params, -1.0, 1.0);
+        }
+        size_ui(ui, cx);
+        let mc = &mut cx.params.mc;
         egui::ComboBox::from_label("Algorithm")
             .selected_text(mc.algorithm.label())
             .show_ui(ui, |ui| {
@@ -343,29 +331,18 @@ impl McTab {
             ui.radio_value(&mut mc.start, Start::Cold, "Cold (all up)");
             ui.radio_value(&mut mc.start, Start::Hot, "Hot (random)");
         });
-        labelled(ui, "Seed", egui::DragValue::new(&mut params.mc_seed));
-        let mc = &mut params.mc;
-        labelled(
+        cx.params(
             ui,
-            "Thermalisation sweeps",
-            egui::DragValue::new(&mut mc.thermalization_sweeps).range(0..=10_000_000),
+            &[
+                "mc_seed",
+                "mc.thermalization_sweeps",
+                "mc.measurement_sweeps",
+                "mc.measure_every",
+            ],
         );
-        labelled(
-            ui,
-            "Measurement sweeps",
-            egui::DragValue::new(&mut mc.measurement_sweeps).range(1..=100_000_000),
-        );
-        labelled(
-            ui,
-            "Measure every",
-            egui::DragValue::new(&mut mc.measure_every)
-                .range(1..=100_000)
-                .suffix(" sweeps"),
-        );
-        ui.checkbox(&mut view.auto_run, "Run when parameters change");
+        ui.checkbox(&mut cx.view.auto_run, "Run when parameters change");
         ui.separator();
-        if let Some(job) = &self.job {
-            let info = job.info();
+        if let Some(info) = self.task.info() {
             #[allow(clippy::cast_possible_truncation)]
             let fraction = info.progress.fraction() as f32;
             let eta = info
@@ -374,28 +351,26 @@ impl McTab {
                 .unwrap_or_default();
             ui.add(egui::ProgressBar::new(fraction).text(format!("{:.0}%{eta}", 100.0 * fraction)));
             if ui.button("Stop Monte Carlo").clicked() {
-                job.cancel();
+                self.task.stop();
             }
         } else if ui.button("Run Monte Carlo").clicked() {
-            self.start(params, context, ui.ctx());
+            self.start(cx);
         }
-        if let Some(backend) = &self.backend {
+        if let Some(backend) = self.backend() {
             ui.label(format!("Backend: {}", backend.description));
         }
-        if let Some(result) = &self.result {
+        if let Some(result) = self.shown() {
             ui.label(format!(
                 "{} sweeps, {:.3} spin flips per ns",
                 result.sweeps, result.flips_per_ns
             ));
         }
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
+        self.task.status(ui, &key(cx.params));
     }
 
     fn observables_ui(&self, ui: &mut egui::Ui, params: &IsingParams) {
         ui.strong("Observables");
-        let Some(result) = &self.result else {
+        let Some(result) = self.shown() else {
             ui.label("Measuring…");
             return;
         };
@@ -449,39 +424,26 @@ impl McTab {
     }
 
     pub(super) fn figures(&self, params: &IsingParams) -> Vec<PanelFigure> {
-        let provenance = serde_json::to_value(&params.mc).unwrap_or_default();
-        let engine = (
-            benchtop_ising::simulation::ENGINE_NAME,
-            benchtop_ising::simulation::ENGINE_VERSION,
-        );
+        let recipe = Recipe::new(ENGINE, &params.mc, Some(params.mc_seed));
         let mut out = Vec::new();
-        if let Some(config) = &self.snapshot {
-            out.push(PanelFigure {
-                name: "ising-lattice".into(),
-                figure: figures::lattice_figure(config, &params.mc),
-                params: provenance.clone(),
-                seed: Some(params.mc_seed),
-                engine,
-            });
+        if let Some(config) = self.snapshot() {
+            out.push(recipe.figure("ising-lattice", figures::lattice_figure(config, &params.mc)));
         }
-        if !self.measurements.is_empty() {
-            out.push(PanelFigure {
-                name: "ising-monte-carlo".into(),
-                figure: figures::live_figure(&self.measurements, self.result.as_ref(), &params.mc),
-                params: provenance,
-                seed: Some(params.mc_seed),
-                engine,
-            });
+        if !self.measurements().is_empty() {
+            out.push(recipe.figure(
+                "ising-monte-carlo",
+                figures::live_figure(self.measurements(), self.shown(), &params.mc),
+            ));
         }
         out
     }
 
     pub(super) fn tables(&self) -> Vec<DataTable> {
         let mut tables = Vec::new();
-        if !self.measurements.is_empty() {
+        let measurements = self.measurements();
+        if !measurements.is_empty() {
             #[allow(clippy::cast_precision_loss)]
-            let rows = self
-                .measurements
+            let rows = measurements
                 .iter()
                 .map(|(sweep, m)| {
                     vec![
@@ -492,20 +454,18 @@ impl McTab {
                     ]
                 })
                 .collect();
-            tables.push(DataTable {
-                name: "ising-series".into(),
-                columns: [
+            tables.push(DataTable::new(
+                "ising-series",
+                &[
                     "sweep",
                     "bond_energy_per_site",
                     "plaquette_per_site",
                     "magnetization",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ],
                 rows,
-            });
+            ));
         }
-        if let Some(result) = &self.result {
+        if let Some(result) = self.shown() {
             #[allow(clippy::cast_precision_loss)]
             let rows = result
                 .correlation
@@ -513,11 +473,11 @@ impl McTab {
                 .enumerate()
                 .map(|(r, g)| vec![r as f64, g.value, g.error])
                 .collect();
-            tables.push(DataTable {
-                name: "ising-correlation".into(),
-                columns: ["r", "G", "G_err"].map(String::from).to_vec(),
+            tables.push(DataTable::new(
+                "ising-correlation",
+                &["r", "G", "G_err"],
                 rows,
-            });
+            ));
             #[allow(clippy::cast_precision_loss)]
             let rows = result
                 .link_correlators
@@ -525,17 +485,17 @@ impl McTab {
                 .enumerate()
                 .map(|(i, g)| vec![i as f64, g.value, g.error])
                 .collect();
-            tables.push(DataTable {
-                name: "ising-link-correlators".into(),
-                columns: ["index", "value", "error"].map(String::from).to_vec(),
+            tables.push(DataTable::new(
+                "ising-link-correlators",
+                &["index", "value", "error"],
                 rows,
-            });
+            ));
         }
         tables
     }
 
     pub(super) fn summary(&self, params: &IsingParams) -> serde_json::Value {
-        let Some(result) = &self.result else {
+        let Some(result) = self.shown() else {
             return serde_json::Value::Null;
         };
         let exact = exact_values(&params.mc);
@@ -556,6 +516,31 @@ impl McTab {
             },
         })
     }
+}
+
+/// The lattice size: a menu of common sizes and a number field, both labelled "Lattice size L"
+/// (the declared range bounds the field).
+fn size_ui(ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
+    let Some(param) = cx.declared.get("mc.size") else {
+        return;
+    };
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let (min, max) = (param.min as usize, param.max as usize);
+    let mc = &mut cx.params.mc;
+    ui.horizontal(|ui| {
+        let name = ui.label(param.label);
+        egui::ComboBox::from_id_salt("ising size")
+            .selected_text(mc.size.to_string())
+            .show_ui(ui, |ui| {
+                for size in SIZES {
+                    ui.selectable_value(&mut mc.size, size, size.to_string());
+                }
+            })
+            .response
+            .labelled_by(name.id);
+        ui.add(egui::DragValue::new(&mut mc.size).range(min..=max))
+            .labelled_by(name.id);
+    });
 }
 
 /// Exact thermodynamic-limit values for K = 0 (None when K ≠ 0 or undefined).
@@ -581,12 +566,14 @@ pub(super) fn exact_values(mc: &McParams) -> ExactValues {
     }
 }
 
-/// The live run: sweeps in short chunks, streaming measurements, snapshots and summaries.
+/// The live run: sweeps in short chunks, streaming measurements and, when someone watches
+/// (`watched`), lattice snapshots and observables so far; the final lattice always.
 fn live_run(
     params: &McParams,
     seed: u64,
     share_gpu: bool,
-    job: &benchtop_kit::jobs::JobContext<McUpdate>,
+    watched: bool,
+    job: &JobContext<McUpdate>,
 ) -> Result<McResult, ComputeError> {
     let mut run = McRun::new(params, seed)?;
     let gpu = if share_gpu {
@@ -624,11 +611,14 @@ fn live_run(
         if !new.is_empty() {
             job.send(McUpdate::Measurements(new));
         }
-        if !drawn_on_gpu && last_snapshot.elapsed() > Duration::from_millis(100) {
+        if watched && !drawn_on_gpu && last_snapshot.elapsed() > Duration::from_millis(100) {
             job.send(McUpdate::Snapshot(Arc::new(run.simulation().config()?)));
             last_snapshot = Instant::now();
         }
-        if run.stage() == Stage::Measuring && last_summary.elapsed() > Duration::from_millis(700) {
+        if watched
+            && run.stage() == Stage::Measuring
+            && last_summary.elapsed() > Duration::from_millis(700)
+        {
             // Too few measurements yet is not an error; the next summary will come.
             if let Ok(result) = run.result() {
                 job.send(McUpdate::Summary(Box::new(result)));

@@ -2,11 +2,15 @@
 //! and reopened; its sweeps; its window snapshot; `benchtop bench ising`; and the known answers
 //! of its example projects.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use benchtop::catalog::ProjectDoc;
 use benchtop::session::Session;
+use benchtop_compute::{CancelToken, Progress};
+use benchtop_kit::panel::Panel as _;
+use benchtop_panel_ising::{IsingPanel, IsingParams, IsingState};
 use egui_kittest::kittest::Queryable as _;
 
 use crate::common::{self, benchtop, csv_rows, small_ising_session};
@@ -122,6 +126,73 @@ fn sweeps_are_defined_run_and_saved_from_the_panel() {
     );
     let csv = benchtop_kit::sweep::to_csv(&saved.sweeps[0]).expect("csv");
     assert_eq!(csv.lines().count(), 9);
+}
+
+/// A sweep point sets each parameter through its declaration: every key the panel's sweeps
+/// have always offered (saved projects name them) reaches its field, every declared sweepable
+/// key is accepted, an unknown key is refused, and the fingerprint is the one saved sweeps
+/// were stamped with.
+#[test]
+fn sweep_points_set_declared_parameters_and_refuse_unknown_keys() {
+    let panel = IsingPanel::new(IsingState::default());
+    let declared = panel.declared();
+    type Read = fn(&IsingParams) -> f64;
+    let fields: [(&str, f64, Read); 9] = [
+        ("mc.beta", 0.5, |p| p.mc.beta),
+        ("mc.plaquette", 0.25, |p| p.mc.plaquette),
+        ("mc.size", 48.0, |p| p.mc.size as f64),
+        ("mc.measurement_sweeps", 1234.0, |p| {
+            p.mc.measurement_sweeps as f64
+        }),
+        ("duality.beta", 0.35, |p| p.duality.beta),
+        ("duality.plaquette", -0.2, |p| p.duality.plaquette),
+        ("duality.size", 16.0, |p| p.duality.size as f64),
+        ("duality.samples_per_step", 64.0, |p| {
+            p.duality.samples_per_step as f64
+        }),
+        ("duality.learning_rate", 0.02, |p| p.duality.learning_rate),
+    ];
+    let support = panel.sweep_support();
+    assert_eq!(
+        support.params.first().map(|p| p.key.as_str()),
+        Some("mc.beta"),
+        "a new sweep varies the coupling"
+    );
+    for (key, value, read) in fields {
+        assert!(
+            support.params.iter().any(|p| p.key == key),
+            "{key} is offered to sweeps"
+        );
+        let mut params = IsingParams::default();
+        declared
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} is declared"))
+            .set(&mut params, value)
+            .expect("set");
+        assert_eq!(read(&params), value, "{key}");
+    }
+    let (progress, cancel) = (Progress::new(), CancelToken::new());
+    for param in &support.params {
+        // No outputs: the point's values are set and nothing is computed.
+        let point = BTreeMap::from([(param.key.clone(), param.current)]);
+        let values = support
+            .evaluator
+            .evaluate(&point, &[], 1, &progress, &cancel)
+            .unwrap_or_else(|e| panic!("{}: {e}", param.key));
+        assert!(values.is_empty());
+    }
+    let unknown = BTreeMap::from([("mc.temperature".to_owned(), 1.0)]);
+    let refused = support
+        .evaluator
+        .evaluate(&unknown, &[], 1, &progress, &cancel)
+        .expect_err("an unknown key is refused");
+    assert!(refused.to_string().contains("mc.temperature"), "{refused}");
+    let params = panel.params();
+    assert_eq!(
+        support.fingerprint,
+        format!("{:?}", (&params.mc, &params.duality)),
+        "sweeps saved before stay current"
+    );
 }
 
 #[test]
@@ -272,4 +343,3 @@ fn check_phase_transition(out: &Path, _summary: &serde_json::Value) {
         "χ peaks at β = {peak}"
     );
 }
-

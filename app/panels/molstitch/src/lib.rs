@@ -6,51 +6,43 @@
 //! each and see the stitched child with its objective values and the changes from its parents;
 //! a gallery holds every compatible pair's child) and **Optimise** (the MolStitch pipeline
 //! against its baselines on the same oracle budget).
+//!
+//! The panel is a [`PanelModel`]: its numeric parameters are declared once in [`params`], each
+//! computation (scoring the molecule set, stitching, the optimisation) is a task of the kit, and
+//! [`Host`] supplies the rest.
 
 mod figures;
-mod library;
-mod mol_draw;
-mod molecule_export;
+pub mod library;
+pub mod mol_draw;
+pub mod molecule_export;
 mod objectives_ui;
 mod optimise_tab;
-mod stitch;
+pub mod params;
+pub mod stitch;
 mod stitch_tab;
-mod sweeps;
+pub mod sweeps;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use benchtop_compute::{CancelToken, Progress};
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
+use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
+use benchtop_kit::params::Param;
+use benchtop_kit::project::{DataRef, Sidecar};
+use benchtop_kit::sweep::SweepOutput;
+use benchtop_kit::tasks;
 use benchtop_molstitch::ObjectiveSpec;
 use benchtop_molstitch::optimise::{OptimiseConfig, OptimiseResult};
 use serde::{Deserialize, Serialize};
 
-use benchtop_kit::panel::{
-    DataTable, Field, Panel, PanelContext, PanelFigure, PanelKind, Paper, ParamIssue,
-};
-use benchtop_kit::project::{DataRef, Sidecar};
-use benchtop_kit::sweep::SweepSupport;
-use benchtop_kit::undo::UndoHistory;
+pub use optimise_tab::{result_axis_names, result_matches_objectives};
 
-/// The catalog entry.
-pub const KIND: PanelKind = PanelKind {
-    id: "molstitch",
-    name: "MolStitch molecule stitching",
-    description: "Stitch BRICS fragments of two molecules into a child and see what it gains; \
-                  optimise molecules offline with a stitching network, rank proxies and \
-                  preference fine-tuning.",
-    field: Field::Chemistry,
-    paper: Paper {
-        title: "Offline Model-based Optimization for Real-World Molecular Discovery",
-        authors: "Dong-Hee Shin et al.",
-        venue: "ICML 2025",
-        link: "https://openreview.net/forum?id=erbRHt0XgI",
-    },
-    create: create_panel,
-};
+/// The MolStitch panel.
+pub type MolStitchPanel = Host<MolStitchModel>;
 
-fn create_panel() -> Box<dyn Panel> {
-    Box::new(MolStitchPanel::new(MolStitchState::default()))
-}
+/// Everything the project file stores for this panel.
+pub type MolStitchState = DocOf<MolStitchModel>;
 
 /// Which tab is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,86 +211,47 @@ const WEIGHTS_FOLDER: &str = "molstitch-weights";
 /// step; JSON would turn it into null and refuse to read it back).
 const RESULT_FILE: &str = "molstitch-optimisation.ron";
 
-/// Everything the project file stores for this panel.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct MolStitchState {
-    /// Parameters.
-    pub params: MolStitchParams,
-    /// View settings.
-    pub view: MolStitchView,
-    /// What a headless run computes.
-    pub headless: HeadlessTasks,
-    /// Results.
-    pub results: SavedResults,
+/// The panel's computations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MolStitchTask {
+    /// Read the molecule set and score it on the objectives.
+    Score,
+    /// Analyse the parents and stitch the chosen fragments.
+    Stitch,
+    /// Run MolStitch and its baselines.
+    Optimise,
 }
 
-/// The panel.
-pub struct MolStitchPanel {
-    params: MolStitchParams,
-    view: MolStitchView,
-    headless: HeadlessTasks,
-    history: UndoHistory<MolStitchParams>,
-    project_dir: Option<PathBuf>,
-    /// Where trained weights are cached: the project's sidecar once it has one.
-    cache_dir: PathBuf,
+/// Where trained weights are cached while the project has no sidecar folder of its own (an
+/// unsaved project, an example in the repository, a sweep).
+pub(crate) fn default_cache_dir() -> PathBuf {
+    std::env::temp_dir().join("benchtop-molstitch-weights")
+}
+
+/// The MolStitch panel's tabs, their results, and where trained weights are cached.
+pub struct MolStitchModel {
     stitch: stitch_tab::StitchTab,
     optimise: optimise_tab::OptimiseTab,
-    warning: Option<String>,
+    /// Where trained weights are cached: the project's sidecar once it has a weight folder,
+    /// else the temporary folder (so running an example writes nothing next to it).
+    cache_dir: PathBuf,
 }
 
-impl MolStitchPanel {
-    /// A panel showing `state` (no results); weights are cached in the temporary folder until
-    /// the project is saved.
-    pub fn new(state: MolStitchState) -> Self {
+impl Default for MolStitchModel {
+    fn default() -> Self {
         Self {
-            history: UndoHistory::new(state.params.clone()),
-            params: state.params,
-            view: state.view,
-            headless: state.headless,
-            project_dir: None,
-            cache_dir: std::env::temp_dir().join("benchtop-molstitch-weights"),
             stitch: stitch_tab::StitchTab::default(),
             optimise: optimise_tab::OptimiseTab::default(),
-            warning: None,
+            cache_dir: default_cache_dir(),
         }
     }
+}
 
-    /// Rebuilds the panel from its saved state: the optimisation result and the weight cache
-    /// come from `sidecar`; the molecule set is rescored and the stitching recomputed (both are
-    /// deterministic). A result that cannot be read is dropped with a warning.
-    pub fn restore(state: MolStitchState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        let results = state.results.clone();
-        let mut panel = Self::new(state);
-        if let Some(sidecar) = sidecar {
-            // Weights saved with the project are reused; a project without them (e.g. an
-            // example in the repository) caches in the temporary folder, so that running it
-            // writes nothing next to the project file.
-            let saved_weights = sidecar.dir().join(WEIGHTS_FOLDER);
-            if saved_weights.is_dir() {
-                panel.cache_dir = saved_weights;
-            }
-            if let Some(file) = &results.optimise_file {
-                let read = sidecar
-                    .read_text(file)
-                    .and_then(|text| Ok(ron::from_str::<OptimiseResult>(&text)?));
-                match read {
-                    Ok(result) => panel.optimise.set_result(Some(result)),
-                    Err(error) => {
-                        panel.warning = Some(format!(
-                            "the saved optimisation result was not restored ({error:#}); run it again"
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(panel)
-    }
-
+impl MolStitchModel {
     /// Copies the weight files of the current result (prior, StitchNet) into the sidecar's
     /// weight folder, unless they already live there.
     fn save_weights(&self, sidecar: &Sidecar) -> anyhow::Result<()> {
-        let target = sidecar.dir().join(WEIGHTS_FOLDER);
+        let target = sidecar.path(WEIGHTS_FOLDER);
         let Some(result) = self.optimise.result() else {
             return Ok(());
         };
@@ -318,143 +271,188 @@ impl MolStitchPanel {
     }
 }
 
-impl Panel for MolStitchPanel {
-    fn kind(&self) -> &'static PanelKind {
-        &KIND
+/// The engine name and version recorded in figure provenance.
+const ENGINE: (&str, &str) = ("benchtop-molstitch", env!("CARGO_PKG_VERSION"));
+
+impl PanelModel for MolStitchModel {
+    type Params = MolStitchParams;
+    type View = MolStitchView;
+    type Headless = HeadlessTasks;
+    type Results = SavedResults;
+    type Tab = MolStitchTab;
+    type Task = MolStitchTask;
+
+    const KIND: PanelKind = PanelKind {
+        id: "molstitch",
+        name: "MolStitch molecule stitching",
+        description: "Stitch BRICS fragments of two molecules into a child and see what it gains; \
+                      optimise molecules offline with a stitching network, rank proxies and \
+                      preference fine-tuning.",
+        field: Field::Chemistry,
+        paper: Paper {
+            title: "Offline Model-based Optimization for Real-World Molecular Discovery",
+            authors: "Dong-Hee Shin et al.",
+            venue: "ICML 2025",
+            link: "https://openreview.net/forum?id=erbRHt0XgI",
+        },
+        create: benchtop_kit::host::create::<Self>,
+    };
+
+    const TABS: &'static [(MolStitchTab, &'static str)] = &[
+        (MolStitchTab::Stitch, "Stitch"),
+        (MolStitchTab::Optimise, "Optimise"),
+    ];
+
+    fn declare() -> Vec<Param<MolStitchParams>> {
+        params::declare()
     }
 
-    fn set_project_dir(&mut self, dir: Option<&Path>) {
-        self.project_dir = dir.map(Path::to_path_buf);
+    fn tab(view: &mut MolStitchView) -> &mut MolStitchTab {
+        &mut view.tab
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
-        benchtop_kit::widgets::dismissible_warning(ui, &mut self.warning);
-        if let Some(dir) = context.project_dir {
-            self.project_dir = Some(dir.to_path_buf());
+    /// The optimisation result and the weight cache come from `sidecar`; the molecule set is
+    /// rescored and the stitching recomputed (both are deterministic).
+    fn restore(
+        results: &SavedResults,
+        sidecar: Option<&Sidecar>,
+        params: &MolStitchParams,
+    ) -> anyhow::Result<Self> {
+        let mut model = Self::default();
+        let Some(sidecar) = sidecar else {
+            return Ok(model);
+        };
+        // Weights saved with the project are reused; a project without them (e.g. an example in
+        // the repository) caches in the temporary folder, so that running it writes nothing
+        // next to the project file.
+        if let Some(saved_weights) = sidecar
+            .existing(WEIGHTS_FOLDER)
+            .filter(|path| path.is_dir())
+        {
+            model.cache_dir = saved_weights;
         }
-        ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.view.tab, MolStitchTab::Stitch, "Stitch");
-            ui.selectable_value(&mut self.view.tab, MolStitchTab::Optimise, "Optimise");
-        });
-        ui.separator();
-        let project_dir = self.project_dir.clone();
+        if let Some(file) = &results.optimise_file {
+            let text = sidecar.read_text(file)?;
+            let result: OptimiseResult =
+                ron::from_str(&text).map_err(|error| anyhow::anyhow!("{file}: {error}"))?;
+            model
+                .optimise
+                .task
+                .set_result(optimise_tab::key(params), std::sync::Arc::new(result));
+        }
+        Ok(model)
+    }
+
+    fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        let Some(sidecar) = sidecar else {
+            return Ok(());
+        };
+        self.save_weights(sidecar)?;
+        if let Some(result) = self.optimise.result() {
+            let text = ron::to_string(&*result)?;
+            results.optimise_file = Some(sidecar.write_text(RESULT_FILE, &text)?);
+        }
+        Ok(())
+    }
+
+    fn tab_ui(&mut self, tab: MolStitchTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
-            .show(ui, |ui| match self.view.tab {
-                MolStitchTab::Stitch => {
-                    self.stitch.ui(
-                        ui,
-                        &mut self.params,
-                        &mut self.view,
-                        project_dir.as_deref(),
-                        context,
-                    );
-                }
+            .show(ui, |ui| match tab {
+                MolStitchTab::Stitch => self.stitch.ui(ui, cx),
                 MolStitchTab::Optimise => {
-                    self.stitch
-                        .refresh(&self.params, project_dir.as_deref(), context, ui.ctx());
                     let library = self.stitch.library();
-                    self.optimise.ui(
-                        ui,
-                        &mut self.params,
-                        &self.view,
-                        library.as_ref(),
-                        Some(&self.cache_dir),
-                        context,
-                    );
+                    self.optimise.ui(ui, cx, library.as_ref(), &self.cache_dir);
                 }
             });
-        let interacting = ui.input(|input| input.pointer.any_down());
-        self.history.observe(&self.params, interacting);
     }
 
-    fn poll(&mut self) {
-        self.stitch.poll();
+    fn react(&mut self, cx: &mut Cx<'_, Self>) {
+        // The molecule set and the stitching follow the parameters on either tab.
+        self.stitch.react(cx);
+    }
+
+    fn start(&mut self, task: MolStitchTask, cx: &mut Cx<'_, Self>) {
+        match task {
+            MolStitchTask::Score => self.stitch.start_scoring(cx),
+            MolStitchTask::Stitch => self.stitch.start_stitching(cx),
+            MolStitchTask::Optimise => {
+                self.optimise
+                    .start(cx, self.stitch.library(), &self.cache_dir);
+            }
+        }
+    }
+
+    /// The molecule set and the stitching always; the optimisation (which needs the set) when
+    /// asked for.
+    fn headless(&self, flags: &HeadlessTasks) -> Vec<(MolStitchTask, f64)> {
+        if flags.optimise {
+            vec![
+                (MolStitchTask::Score, 0.08),
+                (MolStitchTask::Stitch, 0.02),
+                (MolStitchTask::Optimise, 0.9),
+            ]
+        } else {
+            vec![(MolStitchTask::Score, 0.8), (MolStitchTask::Stitch, 0.2)]
+        }
+    }
+
+    tasks!(stitch.score, stitch.stitch, optimise.task);
+
+    fn poll(&mut self, params: &mut MolStitchParams) {
+        self.stitch.poll(params);
         self.optimise.poll();
     }
 
-    fn is_busy(&self) -> bool {
-        self.stitch.is_busy() || self.optimise.is_busy()
+    fn validate(params: &MolStitchParams) -> Vec<ParamIssue> {
+        params.issues()
     }
 
-    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn std::any::Any>> {
-        let mut results = SavedResults::default();
-        if let Some(sidecar) = sidecar {
-            self.save_weights(sidecar)?;
-            if let Some(result) = self.optimise.result() {
-                let text = ron::to_string(&*result)?;
-                results.optimise_file = Some(sidecar.write_text(RESULT_FILE, &text)?);
-            }
-        }
-        Ok(Box::new(MolStitchState {
-            params: self.params.clone(),
-            view: self.view.clone(),
-            headless: self.headless,
-            results,
-        }))
-    }
-
-    fn validate(&self) -> Vec<ParamIssue> {
-        self.params.issues()
-    }
-
-    fn figures(&self) -> Vec<PanelFigure> {
-        let value = serde_json::to_value(&self.params).unwrap_or_default();
+    fn figures(&self, params: &MolStitchParams, view: &MolStitchView) -> Vec<PanelFigure> {
+        let recipe = Recipe::new(ENGINE, params, None);
         let mut out = Vec::new();
         let stitched = self.stitch.stitched();
         if let Some(set) = self.stitch.library() {
-            out.push(PanelFigure {
-                name: "molstitch-molecules".into(),
-                figure: figures::molecules_figure(
+            out.push(recipe.figure(
+                "molstitch-molecules",
+                figures::molecules_figure(
                     &set,
                     stitched.as_deref(),
-                    &self.params.objectives,
-                    (self.view.x_objective, self.view.y_objective),
+                    &params.objectives,
+                    (view.x_objective, view.y_objective),
                 ),
-                params: value.clone(),
-                seed: None,
-                engine: ENGINE,
-            });
+            ));
         }
         if let Some(figure) = stitched.as_deref().and_then(|s| {
             figures::stitch_figure(
                 s,
-                &self.params.objectives,
-                (self.params.stitch.fragment_a, self.params.stitch.fragment_b),
+                &params.objectives,
+                (params.stitch.fragment_a, params.stitch.fragment_b),
             )
         }) {
-            out.push(PanelFigure {
-                name: "molstitch-stitch".into(),
-                figure,
-                params: value,
-                seed: None,
-                engine: ENGINE,
-            });
+            out.push(recipe.figure("molstitch-stitch", figure));
         }
         if let Some(result) = self.optimise.result() {
-            out.push(PanelFigure {
-                name: "molstitch-optimisation".into(),
-                figure: optimise_tab::results_figure(&result, &self.params, &self.view),
-                params: serde_json::to_value(optimise_tab::run_config(&self.params))
-                    .unwrap_or_default(),
-                seed: Some(self.params.optimise.seed),
-                engine: ENGINE,
-            });
+            let recipe = Recipe::new(
+                ENGINE,
+                &optimise_tab::run_config(params),
+                Some(params.optimise.seed),
+            );
+            out.push(recipe.figure(
+                "molstitch-optimisation",
+                optimise_tab::results_figure(&result, params, view),
+            ));
         }
         out
     }
 
-    fn data_tables(&self) -> Vec<DataTable> {
+    fn tables(&self, _params: &MolStitchParams, _view: &MolStitchView) -> Vec<DataTable> {
+        // The columns are the objectives the set was scored on: the parameters' once scored.
         let mut tables = Vec::new();
-        let labels: Vec<String> = self
-            .params
-            .objectives
-            .iter()
-            .map(|s| s.label().to_owned())
-            .collect();
         if let Some(set) = self.stitch.library() {
-            let mut columns = vec!["index".to_owned(), "on_front".to_owned()];
-            columns.extend(labels.iter().cloned());
+            let labels: Vec<&str> = set.specs.iter().map(ObjectiveSpec::label).collect();
+            let mut columns = vec!["index", "on_front"];
+            columns.extend(&labels);
             #[allow(clippy::cast_precision_loss)]
             let rows = set
                 .objectives
@@ -466,33 +464,29 @@ impl Panel for MolStitchPanel {
                     row
                 })
                 .collect();
-            tables.push(DataTable {
-                name: "molstitch-molecule-objectives".into(),
-                columns,
+            tables.push(DataTable::new(
+                "molstitch-molecule-objectives",
+                &columns,
                 rows,
-            });
+            ));
         }
         if let Some(s) = self.stitch.stitched()
             && let Some(Ok(child)) = &s.child
         {
             #[allow(clippy::cast_precision_loss)]
-            let rows = (0..labels.len())
-                .map(|k| {
-                    vec![
-                        (k + 1) as f64,
-                        s.a.objectives[k],
-                        s.b.objectives[k],
-                        child.objectives[k],
-                    ]
-                })
-                .collect();
-            tables.push(DataTable {
-                name: "molstitch-stitch-values".into(),
-                columns: ["objective", "parent_a", "parent_b", "child"]
-                    .map(str::to_owned)
-                    .to_vec(),
+            let rows =
+                s.a.objectives
+                    .iter()
+                    .zip(&s.b.objectives)
+                    .zip(&child.objectives)
+                    .enumerate()
+                    .map(|(k, ((a, b), c))| vec![(k + 1) as f64, *a, *b, *c])
+                    .collect();
+            tables.push(DataTable::new(
+                "molstitch-stitch-values",
+                &["objective", "parent_a", "parent_b", "child"],
                 rows,
-            });
+            ));
         }
         if let Some(result) = self.optimise.result() {
             tables.extend(optimise_tab::tables(&result));
@@ -500,11 +494,11 @@ impl Panel for MolStitchPanel {
         tables
     }
 
-    fn summary(&self) -> serde_json::Value {
+    fn summary(&self, params: &MolStitchParams) -> serde_json::Value {
         let mut summary = serde_json::Map::new();
         summary.insert(
             "objectives".into(),
-            self.params
+            params
                 .objectives
                 .iter()
                 .map(|s| s.label())
@@ -543,56 +537,22 @@ impl Panel for MolStitchPanel {
         serde_json::Value::Object(summary)
     }
 
-    fn sweep_support(&self) -> SweepSupport {
-        sweeps::support(
-            &self.params,
-            self.stitch.library(),
-            Some(self.cache_dir.clone()),
-        )
+    fn sweep_outputs() -> Vec<SweepOutput> {
+        sweeps::outputs()
     }
 
-    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
-        let stitch_share = if self.headless.optimise { 0.1 } else { 1.0 };
-        self.stitch.run_blocking(
-            &mut self.params,
-            self.project_dir.as_deref(),
-            &progress.slice(0.0, stitch_share),
-            cancel,
-        )?;
-        if self.headless.optimise {
-            let set = self
-                .stitch
-                .library()
-                .ok_or_else(|| anyhow::anyhow!("no molecules to optimise"))?;
-            self.optimise.run_blocking(
-                &self.params,
-                &set,
-                Some(&self.cache_dir),
-                &progress.slice(stitch_share, 1.0),
-                cancel,
-            )?;
-        }
-        progress.set(1.0, "done");
-        Ok(())
+    fn evaluate(
+        params: &MolStitchParams,
+        _outputs: &[String],
+        seed: u64,
+        cx: &SweepCx<'_>,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        sweeps::evaluate(params, seed, cx, progress, cancel)
     }
 
-    fn undo(&mut self) -> bool {
-        self.history.undo_into(&mut self.params)
-    }
-
-    fn redo(&mut self) -> bool {
-        self.history.redo_into(&mut self.params)
-    }
-}
-
-/// The engine name and version recorded in figure provenance.
-const ENGINE: (&str, &str) = ("benchtop-molstitch", env!("CARGO_PKG_VERSION"));
-
-impl benchtop_kit::panel::PanelType for MolStitchPanel {
-    type State = MolStitchState;
-    const KIND: PanelKind = KIND;
-
-    fn restore(state: MolStitchState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        Self::restore(state, sidecar)
+    fn sweep_fingerprint(params: &MolStitchParams) -> String {
+        format!("{:?}", (&params.data, &optimise_tab::run_config(params)))
     }
 }

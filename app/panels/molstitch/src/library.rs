@@ -1,6 +1,6 @@
 //! The molecule set the viewer and the optimisation start from: the shipped offline set (5,000
 //! MOSES training molecules) or a user file (CSV, SMI, SDF), scored on the panel's objectives,
-//! with its Pareto front. Loading and scoring run in a job.
+//! with its Pareto front. Loading and scoring run in a task.
 
 use std::path::Path;
 
@@ -72,6 +72,20 @@ pub fn read(file: Option<&Path>) -> Result<Dataset, ComputeError> {
     Ok(data)
 }
 
+/// Reads the molecules (the shipped offline set when `file` is `None`) and scores them on
+/// `specs`; reading takes the first 5 % of the progress.
+pub fn load(
+    file: Option<&Path>,
+    specs: &[ObjectiveSpec],
+    progress: &Progress,
+    cancel: &CancelToken,
+) -> Result<MoleculeSet, ComputeError> {
+    progress.set(0.0, "reading molecules");
+    let data = read(file)?;
+    progress.set(0.05, "scoring objectives");
+    score(&data, specs, &progress.slice(0.05, 1.0), cancel)
+}
+
 /// Scores `data` on `specs` with every core, in chunks (progress and cancel between them).
 pub fn score(
     data: &Dataset,
@@ -118,70 +132,4 @@ pub fn score(
         front,
         skipped,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_user_csv_is_scored_and_bad_rows_are_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("mols.csv");
-        std::fs::write(
-            &path,
-            "smiles,name\nCCO,ethanol\nC1CC(,broken\nc1ccccc1O,phenol\n",
-        )
-        .unwrap();
-        let data = read(Some(&path)).unwrap();
-        let set = score(
-            &data,
-            &[ObjectiveSpec::Qed, ObjectiveSpec::Sa],
-            &Progress::new(),
-            &CancelToken::new(),
-        )
-        .unwrap();
-        assert_eq!(set.smiles, ["CCO", "Oc1ccccc1"]);
-        assert_eq!(set.objectives.len(), 2);
-        assert_eq!(set.skipped.len(), 1);
-        assert!(
-            set.skipped[0].contains("mols.csv") && set.skipped[0].contains("C1CC("),
-            "{}",
-            set.skipped[0]
-        );
-        assert!(!set.front.is_empty());
-        assert_eq!(
-            set.nearest(
-                0,
-                1,
-                (set.objectives[1][0], set.objectives[1][1]),
-                (1.0, 1.0)
-            ),
-            Some(1)
-        );
-    }
-
-    #[test]
-    fn files_without_molecules_and_empty_objectives_are_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bad.smi");
-        std::fs::write(&path, "C1CC(\n").unwrap();
-        let err = read(Some(&path)).unwrap_err().to_string();
-        assert!(
-            err.contains("bad.smi") && err.contains("no valid molecule"),
-            "{err}"
-        );
-        let err = read(Some(&dir.path().join("missing.csv")))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("missing.csv"), "{err}");
-        let data = read(None).unwrap();
-        assert!(score(&data, &[], &Progress::new(), &CancelToken::new()).is_err());
-        let cancel = CancelToken::new();
-        cancel.cancel();
-        assert!(matches!(
-            score(&data, &[ObjectiveSpec::Qed], &Progress::new(), &cancel),
-            Err(ComputeError::Cancelled)
-        ));
-    }
 }

@@ -240,36 +240,3 @@ pub fn subplot(title: &str, drawing: &Drawing, highlight: &[Option<Rgba>]) -> Su
         .equal_aspect(true)
         .with(Graph::new(title, nodes, edges))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use benchtop_molstitch::Molecule;
-
-    #[test]
-    fn labels_show_heteroatoms_hydrogens_charges_and_attachment_points() {
-        let m = Molecule::from_smiles("[16*]c1ccc(C(=O)[O-])cc1N").unwrap();
-        let labels: Vec<String> = m.drawing().unwrap().atoms.iter().map(atom_label).collect();
-        assert_eq!(labels[0], "16*");
-        assert!(labels.contains(&"O-".to_owned()) && labels.contains(&"NH2".to_owned()));
-        assert_eq!(labels.iter().filter(|l| l.is_empty()).count(), 7);
-        assert_eq!(symbol(17), "Cl");
-        assert_eq!(symbol(92), "#92");
-    }
-
-    #[test]
-    fn subplot_has_a_node_per_atom_and_an_edge_per_bond() {
-        let d = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O")
-            .unwrap()
-            .drawing()
-            .unwrap();
-        let h = highlights(d.atoms.len(), &[(&[0, 1][..], fragment_color(0))]);
-        assert_eq!(h.iter().filter(|c| c.is_some()).count(), 2);
-        let s = subplot("aspirin", &d, &h);
-        let benchtop_kit::figure::Item::Graph(g) = &s.items[0] else {
-            panic!("not a graph");
-        };
-        assert_eq!((g.nodes.len(), g.edges.len()), (13, 13));
-        assert_eq!(g.nodes[0].color, fragment_color(0));
-    }
-}

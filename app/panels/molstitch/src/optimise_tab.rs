@@ -3,10 +3,14 @@
 //! with live curves, the Pareto scatter of generated vs offline molecules, hypervolume against
 //! the budget, the metrics table and molecule export.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_kit::figure::{Figure, FigureViewState, Line, Rgba, Scatter, Subplot, show_figure};
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::DataTable;
+use benchtop_kit::task::{Live, Task};
+use benchtop_kit::widgets::job_progress;
 use benchtop_molstitch::metrics::pareto_front;
 use benchtop_molstitch::optimise::{
     self, MethodMetrics, OptimiseConfig, OptimiseEvent, OptimiseResult,
@@ -15,11 +19,7 @@ use benchtop_molstitch::optimise::{
 use super::library::MoleculeSet;
 use super::molecule_export::{ExportRow, grid_figure, to_csv, to_sdf};
 use super::objectives_ui::objective_name;
-use super::{MolStitchParams, MolStitchView};
-use benchtop_kit::figure::{Figure, FigureViewState, Line, Rgba, Scatter, Subplot, show_figure};
-use benchtop_kit::jobs::{JobOutcome, JobSlot};
-use benchtop_kit::panel::{DataTable, PanelContext};
-use benchtop_kit::widgets::job_progress;
+use super::{DataParams, MolStitchModel, MolStitchParams, MolStitchView};
 
 /// The method whose improvement the tab reports.
 pub const MOLSTITCH: &str = "MolStitch";
@@ -45,8 +45,16 @@ pub(super) struct LiveCurves {
     pub notes: Vec<String>,
 }
 
+impl Live for LiveCurves {
+    type Update = OptimiseEvent;
+
+    fn apply(&mut self, event: OptimiseEvent) {
+        self.record(&event);
+    }
+}
+
 impl LiveCurves {
-    fn apply(&mut self, event: &OptimiseEvent) {
+    fn record(&mut self, event: &OptimiseEvent) {
         match event {
             OptimiseEvent::Stage { name } => self.stage = name.clone(),
             OptimiseEvent::PriorEpoch { nll, .. } => self.prior_nll.push(*nll),
@@ -81,15 +89,29 @@ impl LiveCurves {
     }
 }
 
-/// The tab's job and result.
-#[derive(Default)]
+/// What an optimisation depends on: the molecule file and the run's configuration.
+pub(super) type OptimiseKey = (DataParams, OptimiseConfig);
+
+/// The inputs of an optimisation with the current parameters.
+pub(super) fn key(params: &MolStitchParams) -> OptimiseKey {
+    (params.data.clone(), run_config(params))
+}
+
+/// The optimisation, its live curves and its result.
 pub(super) struct OptimiseTab {
-    job: JobSlot<OptimiseEvent, OptimiseResult>,
-    result: Option<Arc<OptimiseResult>>,
-    live: LiveCurves,
-    error: Option<String>,
+    pub(super) task: Task<OptimiseKey, LiveCurves, Arc<OptimiseResult>>,
     export_message: Option<String>,
     figure_state: FigureViewState,
+}
+
+impl Default for OptimiseTab {
+    fn default() -> Self {
+        Self {
+            task: Task::new("molstitch: optimise"),
+            export_message: None,
+            figure_state: FigureViewState::default(),
+        }
+    }
 }
 
 /// The run's configuration: the panel's objectives with the tab's settings.
@@ -100,135 +122,91 @@ pub(super) fn run_config(params: &MolStitchParams) -> OptimiseConfig {
     config
 }
 
-/// Runs the pipeline on the set (its SMILES are the offline data).
-fn run_on(
-    set: &MoleculeSet,
-    config: &OptimiseConfig,
-    cache_dir: Option<&Path>,
-    progress: &Progress,
-    cancel: &CancelToken,
-    on_event: &mut (dyn FnMut(&OptimiseEvent) + Send),
-) -> Result<OptimiseResult, ComputeError> {
-    optimise::run(&set.smiles, config, cache_dir, progress, cancel, on_event)
-}
-
 impl OptimiseTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_busy()
-    }
-
+    /// The last result.
     pub(super) fn result(&self) -> Option<Arc<OptimiseResult>> {
-        self.result.clone()
+        self.task.result().cloned()
     }
 
-    pub(super) fn set_result(&mut self, result: Option<OptimiseResult>) {
-        self.result = result.map(Arc::new);
-    }
-
+    /// Takes in streamed curves and the result; a run that was stopped says so as its stage.
     pub(super) fn poll(&mut self) {
-        let live = &mut self.live;
-        if let Some(outcome) = self.job.poll(|event| live.apply(&event)) {
-            match outcome {
-                JobOutcome::Finished(result) => self.result = Some(Arc::new(result)),
-                JobOutcome::Cancelled => self.live.stage = "stopped".to_owned(),
-                JobOutcome::Failed(message) => self.error = Some(message),
-            }
+        let was_running = self.task.is_running();
+        let arrived = self.task.poll_result();
+        if was_running && !self.task.is_running() && !arrived && self.task.error().is_none() {
+            self.task.live_mut().stage = "stopped".to_owned();
         }
     }
 
-    fn start(
+    /// Runs the pipeline on `set` (its SMILES are the offline data), caching trained weights in
+    /// `cache_dir`; refused without a scored set or with invalid settings.
+    pub(super) fn start(
         &mut self,
-        params: &MolStitchParams,
-        set: Arc<MoleculeSet>,
-        cache_dir: Option<PathBuf>,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
+        cx: &mut Cx<'_, MolStitchModel>,
+        set: Option<Arc<MoleculeSet>>,
+        cache_dir: &Path,
     ) {
-        let config = run_config(params);
+        let key = key(cx.params);
+        let Some(set) = set else {
+            self.task
+                .refuse(&cx.runner, key, "no molecules to optimise");
+            return;
+        };
+        let config = key.1.clone();
         if let Err(error) = config.validate() {
-            self.error = Some(format!("params.optimise: {error}"));
+            self.task
+                .refuse(&cx.runner, key, format!("params.optimise: {error}"));
             return;
         }
-        self.error = None;
-        self.live = LiveCurves::default();
-        let started = self.job.start(
-            "molstitch: optimise",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| {
-                run_on(
-                    &set,
-                    &config,
-                    cache_dir.as_deref(),
-                    &job.progress,
-                    &job.cancel,
-                    &mut |event| {
-                        job.send(event.clone());
-                    },
-                )
-            },
-        );
-        if let Err(error) = started {
-            self.error = Some(error.to_string());
-        }
-    }
-
-    /// Runs on this thread (headless runs).
-    pub(super) fn run_blocking(
-        &mut self,
-        params: &MolStitchParams,
-        set: &MoleculeSet,
-        cache_dir: Option<&Path>,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> anyhow::Result<()> {
-        let config = run_config(params);
-        let live = &mut self.live;
-        let result = run_on(set, &config, cache_dir, progress, cancel, &mut |event| {
-            live.apply(event);
-        })?;
-        self.result = Some(Arc::new(result));
-        Ok(())
+        let cache_dir = cache_dir.to_path_buf();
+        self.task.start(&cx.runner, key, move |job| {
+            optimise::run(
+                &set.smiles,
+                &config,
+                Some(&cache_dir),
+                &job.progress,
+                &job.cancel,
+                &mut |event| job.send(event.clone()),
+            )
+            .map(Arc::new)
+        });
     }
 
     pub(super) fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut MolStitchParams,
-        view: &MolStitchView,
+        cx: &mut Cx<'_, MolStitchModel>,
         set: Option<&Arc<MoleculeSet>>,
-        cache_dir: Option<&Path>,
-        context: &PanelContext<'_>,
+        cache_dir: &Path,
     ) {
         egui::CollapsingHeader::new("Settings")
             .default_open(true)
-            .show(ui, |ui| settings_ui(ui, params));
+            .show(ui, |ui| settings_ui(ui, cx));
+        let mut run = false;
         ui.horizontal(|ui| {
-            if let Some(info) = self.job.info() {
+            if let Some(info) = self.task.info() {
                 if job_progress(ui, info, "Stop") {
-                    self.job.cancel();
+                    self.task.stop();
                 }
             } else {
                 let ready = set.is_some();
-                let run = ui.add_enabled(ready, egui::Button::new("Run optimisation"));
+                run = ui
+                    .add_enabled(ready, egui::Button::new("Run optimisation"))
+                    .clicked();
                 if !ready {
                     ui.label("(waiting for the molecule set to be scored)");
                 }
-                if run.clicked()
-                    && let Some(set) = set
-                {
-                    let cache = cache_dir.map(Path::to_path_buf);
-                    self.start(params, Arc::clone(set), cache, context, ui.ctx());
-                }
             }
         });
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
+        if run {
+            self.start(cx, set.cloned(), cache_dir);
         }
-        if self.job.is_busy() || !self.live.prior_nll.is_empty() {
-            ui.label(format!("Stage: {}", self.live.stage));
+        self.task.status(ui, &key(cx.params));
+        let live = self.task.live();
+        if self.task.is_running() || !live.prior_nll.is_empty() {
+            ui.label(format!("Stage: {}", live.stage));
         }
-        if let Some(result) = &self.result
+        let params = &*cx.params;
+        if let Some(result) = self.task.result()
             && !result_matches_objectives(result, params)
         {
             ui.colored_label(
@@ -240,14 +218,14 @@ impl OptimiseTab {
                 ),
             );
         }
-        let figure = match &self.result {
-            Some(result) => results_figure(result, params, view),
-            None => live_figure(&self.live),
+        let figure = match self.task.result() {
+            Some(result) => results_figure(result, params, cx.view),
+            None => live_figure(self.task.live()),
         };
         show_figure(ui, &figure, &mut self.figure_state);
-        if let Some(result) = self.result.clone() {
+        if let Some(result) = self.result() {
             metrics_ui(ui, &result);
-            for note in result.notes.iter().chain(&self.live.notes) {
+            for note in result.notes.iter().chain(&self.task.live().notes) {
                 ui.label(format!("• {note}"));
             }
             self.export_ui(ui, &result);
@@ -341,42 +319,26 @@ pub(super) fn export_molecules(result: &OptimiseResult, path: &Path) -> anyhow::
     Ok(())
 }
 
-fn settings_ui(ui: &mut egui::Ui, params: &mut MolStitchParams) {
-    let c = &mut params.optimise;
+/// The optimisation's settings, two per row, then the reward weights.
+const SETTINGS: [[&str; 2]; 6] = [
+    ["optimise.offline_size", "optimise.prior_epochs"],
+    ["optimise.n_proxies", "optimise.proxy_rounds"],
+    ["optimise.stitch_rounds", "optimise.stitched_per_round"],
+    ["optimise.pool_size", "optimise.eval_budget"],
+    ["optimise.beta", "optimise.dirichlet_alpha"],
+    ["optimise.sigma", "optimise.seed"],
+];
+
+fn settings_ui(ui: &mut egui::Ui, cx: &mut Cx<'_, MolStitchModel>) {
     egui::Grid::new("molstitch optimise settings")
-        .num_columns(4)
+        .num_columns(2)
         .show(ui, |ui| {
-            let count = |ui: &mut egui::Ui, label: &str, value: &mut usize, max: usize| {
-                let name = ui.label(label);
-                ui.add(egui::DragValue::new(value).range(1..=max))
-                    .labelled_by(name.id);
-            };
-            count(ui, "Offline molecules used", &mut c.offline_size, 100_000);
-            count(ui, "Prior epochs", &mut c.prior_epochs, 1000);
-            ui.end_row();
-            count(ui, "Proxies M", &mut c.n_proxies, 32);
-            count(ui, "Proxy rounds", &mut c.proxy_rounds, 1000);
-            ui.end_row();
-            count(ui, "Stitch rounds", &mut c.stitch_rounds, 1000);
-            count(ui, "Stitches per round", &mut c.stitched_per_round, 10_000);
-            ui.end_row();
-            count(ui, "Parent pool", &mut c.pool_size, 100_000);
-            count(ui, "Oracle budget per method", &mut c.eval_budget, 100_000);
-            ui.end_row();
-            let real = |ui: &mut egui::Ui, label: &str, value: &mut f64, speed: f64| {
-                let name = ui.label(label);
-                ui.add(egui::DragValue::new(value).speed(speed))
-                    .labelled_by(name.id);
-            };
-            real(ui, "IPO β", &mut c.beta, 0.01);
-            real(ui, "Dirichlet α", &mut c.dirichlet_alpha, 0.05);
-            ui.end_row();
-            real(ui, "TB reward scale σ", &mut c.sigma, 1.0);
-            let name = ui.label("Seed");
-            ui.add(egui::DragValue::new(&mut c.seed))
-                .labelled_by(name.id);
-            ui.end_row();
+            for row in SETTINGS {
+                cx.params(ui, &row);
+                ui.end_row();
+            }
         });
+    let params = &mut *cx.params;
     let n = params.objectives.len();
     params.optimise.weights.resize(n, 1.0);
     ui.horizontal_wrapped(|ui| {
@@ -439,7 +401,7 @@ fn live_figure(live: &LiveCurves) -> Figure {
 }
 
 /// Whether `result` was computed for the panel's current objectives.
-pub(super) fn result_matches_objectives(result: &OptimiseResult, params: &MolStitchParams) -> bool {
+pub fn result_matches_objectives(result: &OptimiseResult, params: &MolStitchParams) -> bool {
     result
         .objective_labels
         .iter()
@@ -449,7 +411,7 @@ pub(super) fn result_matches_objectives(result: &OptimiseResult, params: &MolSti
 
 /// Axis names of the result's objectives: the panel's readable names while they are the
 /// objectives the result was computed for, else the result's own labels.
-fn result_axis_names(result: &OptimiseResult, params: &MolStitchParams) -> Vec<String> {
+pub fn result_axis_names(result: &OptimiseResult, params: &MolStitchParams) -> Vec<String> {
     if result_matches_objectives(result, params) {
         params.objectives.iter().map(objective_name).collect()
     } else {
@@ -595,9 +557,9 @@ const METRIC_KEYS: [&str; 9] = [
 /// CSV tables: metrics per method (row 0 the offline set, then the methods in order) and
 /// hypervolume against oracle calls per method.
 pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
-    let mut columns = vec!["method".to_owned()];
-    columns.extend(METRIC_KEYS.iter().map(|k| (*k).to_owned()));
-    columns.push("molecules".to_owned());
+    let mut columns = vec!["method"];
+    columns.extend(METRIC_KEYS);
+    columns.push("molecules");
     #[allow(clippy::cast_precision_loss)]
     let rows = metric_rows(result)
         .into_iter()
@@ -621,18 +583,12 @@ pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
         })
         .collect();
     vec![
-        DataTable {
-            name: "molstitch-metrics".into(),
-            columns,
-            rows,
-        },
-        DataTable {
-            name: "molstitch-hypervolume-by-budget".into(),
-            columns: ["method", "oracle_calls", "hypervolume"]
-                .map(str::to_owned)
-                .to_vec(),
-            rows: budget_rows,
-        },
+        DataTable::new("molstitch-metrics", &columns, rows),
+        DataTable::new(
+            "molstitch-hypervolume-by-budget",
+            &["method", "oracle_calls", "hypervolume"],
+            budget_rows,
+        ),
     ]
 }
 
@@ -725,45 +681,4 @@ fn metrics_ui(ui: &mut egui::Ui, result: &OptimiseResult) {
                 ui.end_row();
             }
         });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use benchtop_molstitch::ObjectiveSpec;
-
-    fn result_for(labels: &[&str]) -> OptimiseResult {
-        let metrics = MethodMetrics {
-            hypervolume: 0.0,
-            r2: 0.0,
-            top1: 0.0,
-            top10: 0.0,
-            top100: 0.0,
-            diversity: 0.0,
-            validity: 0.0,
-            uniqueness: 0.0,
-            novelty: 0.0,
-        };
-        OptimiseResult {
-            objective_labels: labels.iter().map(|l| (*l).to_owned()).collect(),
-            offline: Vec::new(),
-            offline_metrics: metrics,
-            methods: Vec::new(),
-            proxy_accuracy: Vec::new(),
-            ipo_loss: Vec::new(),
-            notes: Vec::new(),
-            weight_files: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn a_result_for_other_objectives_is_labelled_by_its_own_objectives() {
-        let mut params = MolStitchParams::default();
-        let result = result_for(&["qed", "sa", "sim"]);
-        assert!(result_matches_objectives(&result, &params));
-        assert_eq!(result_axis_names(&result, &params)[0], "QED");
-        params.objectives = vec![ObjectiveSpec::Sa, ObjectiveSpec::Qed];
-        assert!(!result_matches_objectives(&result, &params));
-        assert_eq!(result_axis_names(&result, &params), ["qed", "sa", "sim"]);
-    }
 }

@@ -1,4 +1,4 @@
-//! The stitching viewer's computation (run in a job): two parents, their BRICS fragments and
+//! The stitching viewer's computation (run in a task): two parents, their BRICS fragments and
 //! where those lie in each parent, the child of a chosen fragment pair, and the gallery of every
 //! BRICS-compatible pair's child, each scored on the panel's objectives.
 
@@ -182,83 +182,19 @@ pub fn analyse(request: &StitchRequest) -> Result<StitchView, String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request(a: &str, b: &str, fa: Option<usize>, fb: Option<usize>) -> StitchRequest {
-        StitchRequest {
-            parent_a: a.to_owned(),
-            parent_b: b.to_owned(),
-            fragment_a: fa,
-            fragment_b: fb,
-            objectives: vec![ObjectiveSpec::Qed, ObjectiveSpec::Sa],
+/// Runs the analysis; when `request` chooses no fragment of either parent, chooses the
+/// gallery's best pair (so a new panel shows a child at once) and analyses that. Returns the
+/// request answered (with the pair chosen) and its view.
+pub fn analyse_choosing(request: &StitchRequest) -> Result<(StitchRequest, StitchView), String> {
+    let view = analyse(request)?;
+    let mut answered = request.clone();
+    match (request.fragment_a, request.fragment_b, view.gallery.first()) {
+        (None, None, Some(best)) => {
+            answered.fragment_a = Some(best.fragments.0);
+            answered.fragment_b = Some(best.fragments.1);
+            let chosen = analyse(&answered)?;
+            Ok((answered, chosen))
         }
-    }
-
-    const A: &str = "COc1ccc(CNC(=O)c2ccccc2)cc1";
-    const B: &str = "CCN(CC)C(=O)c1ccc(OC)cc1";
-
-    #[test]
-    fn child_joins_the_chosen_fragments_and_is_scored() {
-        let view = analyse(&request(A, B, None, None)).unwrap();
-        assert!(view.child.is_none());
-        assert!(view.a.fragments.len() >= 2 && view.b.fragments.len() >= 2);
-        // Every parent atom belongs to exactly one fragment.
-        let covered: usize = view.a.fragment_atoms.iter().map(Vec::len).sum();
-        assert_eq!(covered, view.a.drawing.atoms.len());
-        let (i, j) = view.gallery[0].fragments;
-        let chosen = analyse(&request(A, B, Some(i), Some(j))).unwrap();
-        let child = chosen.child.unwrap().unwrap();
-        assert_eq!(child.smiles, view.gallery[0].smiles);
-        // The child's atoms are the two fragments' real atoms, all placed.
-        let real = |f: &Fragment| {
-            Molecule::from_smiles(&f.smiles)
-                .unwrap()
-                .graph()
-                .unwrap()
-                .atoms
-                .iter()
-                .filter(|x| x.atomic_num != 0)
-                .count()
-        };
-        let expected = real(&chosen.a.fragments[i]) + real(&chosen.b.fragments[j]);
-        assert_eq!(child.drawing.atoms.len(), expected);
-        assert_eq!(
-            child.atoms_from.0.len() + child.atoms_from.1.len(),
-            expected
-        );
-        assert_eq!(child.objectives.len(), 2);
-        assert!(child.objectives.iter().all(|v| (0.0..=1.0).contains(v)));
-    }
-
-    #[test]
-    fn gallery_is_distinct_sorted_and_every_child_parses() {
-        let view = analyse(&request(A, B, None, None)).unwrap();
-        assert!(!view.gallery.is_empty() && view.compatible_pairs >= view.gallery.len());
-        for pair in view.gallery.windows(2) {
-            assert!(pair[0].mean_objective() >= pair[1].mean_objective());
-            assert_ne!(pair[0].smiles, pair[1].smiles);
-        }
-        for c in &view.gallery {
-            assert!(Molecule::from_smiles(&c.smiles).is_ok(), "{}", c.smiles);
-        }
-    }
-
-    #[test]
-    fn bad_input_names_the_parent_and_incompatible_fragments_are_explained() {
-        let err = analyse(&request("C1CC(", B, None, None)).unwrap_err();
-        assert!(err.contains("parent A") && err.contains("C1CC("), "{err}");
-        let err = analyse(&request(A, "", None, None)).unwrap_err();
-        assert!(err.contains("parent B"), "{err}");
-        let view = analyse(&request(A, B, None, None)).unwrap();
-        let incompatible = (0..view.a.fragments.len())
-            .flat_map(|i| (0..view.b.fragments.len()).map(move |j| (i, j)))
-            .find(|&(i, j)| !fragments_compatible(&view.a.fragments[i], &view.b.fragments[j]));
-        if let Some((i, j)) = incompatible {
-            let v = analyse(&request(A, B, Some(i), Some(j))).unwrap();
-            let message = v.child.unwrap().unwrap_err();
-            assert!(message.contains("no BRICS-compatible"), "{message}");
-        }
+        _ => Ok((answered, view)),
     }
 }

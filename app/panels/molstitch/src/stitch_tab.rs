@@ -2,22 +2,21 @@
 //! parents with their BRICS fragments highlighted, the child of the chosen fragments with its
 //! objective values and the changes from its parents, and the gallery of every compatible pair.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_compute::ComputeError;
+use benchtop_kit::figure::Rgba;
+use benchtop_kit::host::Cx;
+use benchtop_kit::task::Task;
+use benchtop_kit::widgets::{file_field, job_progress};
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::figures::fitted_range;
 use super::library::{self, MoleculeSet};
 use super::mol_draw::{self, fragment_color, highlights};
 use super::objectives_ui::{objective_name, objectives_ui};
-use super::stitch::{ChildView, ParentView, StitchRequest, StitchView, analyse};
-use super::{MolStitchParams, MolStitchView, ParentSlot};
-use benchtop_kit::figure::Rgba;
-use benchtop_kit::jobs::{JobOutcome, JobSlot};
-use benchtop_kit::panel::PanelContext;
-use benchtop_kit::widgets::job_progress;
+use super::stitch::{ChildView, ParentView, StitchRequest, StitchView, analyse_choosing};
+use super::{MolStitchModel, MolStitchParams, MolStitchView, ParentSlot};
 
 /// Colour of parent A in the scatter and of its fragment in the child.
 pub const PARENT_A_COLOR: Rgba = Rgba::rgb(31, 119, 180);
@@ -26,20 +25,33 @@ pub const PARENT_B_COLOR: Rgba = Rgba::rgb(214, 39, 40);
 /// Colour of the child marker.
 pub const CHILD_COLOR: Rgba = Rgba::rgb(44, 160, 44);
 
-/// What a library was (or is being) computed for: the data file and the objectives.
+/// What a library is computed for: the data file and the objectives.
 type LibraryKey = (String, Vec<benchtop_molstitch::ObjectiveSpec>);
 
-/// The viewer's jobs and results.
-#[derive(Default)]
+/// A stitching: its view and the request it answers (with the fragments it chose itself when
+/// the parameters chose none).
+#[derive(Clone)]
+pub(super) struct Stitched {
+    answers: StitchRequest,
+    view: Arc<StitchView>,
+}
+
+/// The viewer's two computations, both run whenever their inputs change: scoring the molecule
+/// set, and stitching the parents.
 pub(super) struct StitchTab {
-    library_job: JobSlot<(), MoleculeSet>,
-    library: Option<Arc<MoleculeSet>>,
-    library_key: Option<LibraryKey>,
-    library_error: Option<String>,
-    stitch_job: JobSlot<(), Result<StitchView, String>>,
-    stitched: Option<Arc<StitchView>>,
-    stitch_key: Option<StitchRequest>,
-    stitch_error: Option<String>,
+    /// Reading and scoring the molecule set.
+    pub(super) score: Task<LibraryKey, (), Arc<MoleculeSet>>,
+    /// Analysing the parents and stitching the chosen fragments.
+    pub(super) stitch: Task<StitchRequest, (), Stitched>,
+}
+
+impl Default for StitchTab {
+    fn default() -> Self {
+        Self {
+            score: Task::new("molstitch: score molecules"),
+            stitch: Task::new("molstitch: stitch"),
+        }
+    }
 }
 
 fn library_key(params: &MolStitchParams) -> LibraryKey {
@@ -57,153 +69,124 @@ pub(super) fn stitch_request(params: &MolStitchParams) -> StitchRequest {
     }
 }
 
-fn load_library(
-    file: Option<&Path>,
-    specs: &[benchtop_molstitch::ObjectiveSpec],
-    progress: &Progress,
-    cancel: &CancelToken,
-) -> Result<MoleculeSet, ComputeError> {
-    progress.set(0.0, "reading molecules");
-    let data = library::read(file)?;
-    progress.set(0.05, "scoring objectives");
-    library::score(&data, specs, &progress.slice(0.05, 1.0), cancel)
-}
+/// The name under which a failed stitching reaches the task (its message names the parent).
+const STITCH_FAILURE: &str = "stitch";
 
 impl StitchTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.library_job.is_busy() || self.stitch_job.is_busy()
-    }
-
     /// The scored molecule set, once computed.
     pub(super) fn library(&self) -> Option<Arc<MoleculeSet>> {
-        self.library.clone()
+        self.score.result().cloned()
     }
 
     /// The current stitching result.
     pub(super) fn stitched(&self) -> Option<Arc<StitchView>> {
-        self.stitched.clone()
+        self.stitch.result().map(|s| Arc::clone(&s.view))
+    }
+
+    /// Takes in the scored set and the stitching as they arrive, and the fragments a finished
+    /// stitching chose.
+    pub(super) fn poll(&mut self, params: &mut MolStitchParams) {
+        self.score.poll_result();
+        if self.stitch.poll_result() {
+            self.adopt_choice(params);
+        }
+    }
+
+    /// Reads and scores the molecule set the parameters name.
+    pub(super) fn start_scoring(&mut self, cx: &mut Cx<'_, MolStitchModel>) {
+        let file = cx.params.data.resolved_file(cx.project_dir);
+        let specs = cx.params.objectives.clone();
+        self.score
+            .start(&cx.runner, library_key(cx.params), move |job| {
+                library::load(file.as_deref(), &specs, &job.progress, &job.cancel).map(Arc::new)
+            });
+    }
+
+    /// Stitches the parents the parameters name; when no fragment is chosen, the gallery's best
+    /// pair is chosen (and written into the parameters once the stitching is done).
+    pub(super) fn start_stitching(&mut self, cx: &mut Cx<'_, MolStitchModel>) {
+        let request = stitch_request(cx.params);
+        self.stitch.start(&cx.runner, request.clone(), move |job| {
+            job.progress.set(0.0, "stitching");
+            let (answers, view) = analyse_choosing(&request)
+                .map_err(|message| ComputeError::invalid(STITCH_FAILURE, message))?;
+            Ok(Stitched {
+                answers,
+                view: Arc::new(view),
+            })
+        });
     }
 
     /// Starts whatever the parameters need that is not computed or running yet.
-    pub(super) fn refresh(
-        &mut self,
-        params: &MolStitchParams,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        let key = library_key(params);
-        if self.library_key.as_ref() != Some(&key) {
-            self.library_key = Some(key);
-            self.library_error = None;
-            let file = params.data.resolved_file(project_dir);
-            let specs = params.objectives.clone();
-            let started = self.library_job.start(
-                "molstitch: score molecules",
-                context.jobs,
-                Some(ctx.clone()),
-                move |job| load_library(file.as_deref(), &specs, &job.progress, &job.cancel),
-            );
-            if let Err(error) = started {
-                self.library_error = Some(error.to_string());
-            }
+    pub(super) fn react(&mut self, cx: &mut Cx<'_, MolStitchModel>) {
+        if !self.score.is_current(&library_key(cx.params)) {
+            self.start_scoring(cx);
         }
+        if !self.stitch.is_current(&stitch_request(cx.params)) {
+            self.start_stitching(cx);
+        }
+    }
+
+    /// When the parameters choose no fragment and the finished stitching of their parents
+    /// chose the gallery's best pair, writes that pair into the parameters (the stitching then
+    /// answers them as they are).
+    fn adopt_choice(&mut self, params: &mut MolStitchParams) {
         let request = stitch_request(params);
-        if self.stitch_key.as_ref() != Some(&request) {
-            self.stitch_key = Some(request.clone());
-            let started = self.stitch_job.start(
-                "molstitch: stitch",
-                context.jobs,
-                Some(ctx.clone()),
-                move |_| Ok(analyse(&request)),
-            );
-            if let Err(error) = started {
-                self.stitch_error = Some(error.to_string());
-            }
+        if self.stitch.is_running()
+            || self.stitch.error().is_some()
+            || !self.stitch.is_current(&request)
+            || request.fragment_a.is_some()
+            || request.fragment_b.is_some()
+        {
+            return;
         }
+        let Some(done) = self.stitch.result() else {
+            return;
+        };
+        let chosen = StitchRequest {
+            fragment_a: done.answers.fragment_a,
+            fragment_b: done.answers.fragment_b,
+            ..request
+        };
+        if done.answers != chosen || chosen.fragment_a.is_none() {
+            // Made for other parents, or no pair to choose.
+            return;
+        }
+        let done = done.clone();
+        params.stitch.fragment_a = chosen.fragment_a;
+        params.stitch.fragment_b = chosen.fragment_b;
+        self.stitch.set_result(chosen, done);
     }
 
-    /// Collects finished jobs.
-    pub(super) fn poll(&mut self) {
-        if let Some(outcome) = self.library_job.poll(|()| {}) {
-            match outcome {
-                JobOutcome::Finished(set) => self.library = Some(Arc::new(set)),
-                JobOutcome::Cancelled => {}
-                JobOutcome::Failed(message) => self.library_error = Some(message),
-            }
-        }
-        if let Some(outcome) = self.stitch_job.poll(|()| {}) {
-            self.accept_stitch(outcome);
-        }
+    /// The last stitching's failure as the analysis words it (`parent A: invalid SMILES …`).
+    fn stitch_error(&self) -> Option<&str> {
+        let error = self.stitch.error()?;
+        let wrapped = format!("`{STITCH_FAILURE}`: ");
+        Some(
+            error
+                .split_once(wrapped.as_str())
+                .map_or(error, |(_, message)| message),
+        )
     }
 
-    fn accept_stitch(&mut self, outcome: JobOutcome<Result<StitchView, String>>) {
-        match outcome {
-            JobOutcome::Finished(Ok(view)) => {
-                self.stitched = Some(Arc::new(view));
-                self.stitch_error = None;
-            }
-            JobOutcome::Finished(Err(message)) | JobOutcome::Failed(message) => {
-                self.stitch_error = Some(message);
-            }
-            JobOutcome::Cancelled => {}
-        }
-    }
-
-    /// Computes the library and the stitching on this thread (headless runs); chooses the
-    /// gallery's best pair when no fragment is chosen.
-    pub(super) fn run_blocking(
-        &mut self,
-        params: &mut MolStitchParams,
-        project_dir: Option<&Path>,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> anyhow::Result<()> {
-        let file = params.data.resolved_file(project_dir);
-        let set = load_library(file.as_deref(), &params.objectives, progress, cancel)?;
-        self.library = Some(Arc::new(set));
-        self.library_key = Some(library_key(params));
-        let mut request = stitch_request(params);
-        let mut view = analyse(&request).map_err(anyhow::Error::msg)?;
-        if auto_pick(&mut params.stitch, &view) {
-            request = stitch_request(params);
-            view = analyse(&request).map_err(anyhow::Error::msg)?;
-        }
-        self.stitched = Some(Arc::new(view));
-        self.stitch_key = Some(request);
-        Ok(())
-    }
-
-    pub(super) fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut MolStitchParams,
-        view: &mut MolStitchView,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-    ) {
-        data_ui(ui, params);
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, MolStitchModel>) {
+        data_ui(ui, cx.params);
         egui::CollapsingHeader::new("Objectives (each in [0, 1], higher is better)")
             .default_open(false)
             .show(ui, |ui| {
-                objectives_ui(ui, &mut params.objectives);
+                objectives_ui(ui, &mut cx.params.objectives);
                 ui.label(
                     "The paper's JNK3 and GSK3β activity oracles are trained models that are not \
                      available offline; these objectives are computed with RDKit.",
                 );
             });
-        self.refresh(params, project_dir, context, ui.ctx());
         self.status_ui(ui);
         ui.separator();
-        if let Some(stitched) = self.stitched.clone()
-            && self.stitch_key.as_ref() == Some(&stitch_request(params))
-        {
-            auto_pick(&mut params.stitch, &stitched);
-        }
+        let params = &mut *cx.params;
         ui.horizontal_top(|ui| {
-            ui.vertical(|ui| self.scatter_ui(ui, params, view));
+            ui.vertical(|ui| self.scatter_ui(ui, params, cx.view));
             ui.separator();
-            let stitched = self.stitched.clone();
+            let stitched = self.stitched();
             ui.vertical(|ui| {
                 ui.horizontal_top(|ui| {
                     for slot in [ParentSlot::A, ParentSlot::B] {
@@ -220,23 +203,23 @@ impl StitchTab {
                 }
             });
         });
-        if let Some(error) = &self.stitch_error {
+        if let Some(error) = self.stitch_error() {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
         ui.separator();
-        if let Some(stitched) = self.stitched.clone() {
+        if let Some(stitched) = self.stitched() {
             gallery_ui(ui, params, &stitched);
         }
     }
 
-    fn status_ui(&mut self, ui: &mut egui::Ui) {
-        if let Some(info) = self.library_job.info() {
+    fn status_ui(&self, ui: &mut egui::Ui) {
+        if let Some(info) = self.score.info() {
             if job_progress(ui, info, "Stop scoring") {
-                self.library_job.cancel();
+                self.score.stop();
             }
-        } else if let Some(error) = &self.library_error {
+        } else if let Some(error) = self.score.error() {
             ui.colored_label(ui.visuals().error_fg_color, error);
-        } else if let Some(set) = &self.library {
+        } else if let Some(set) = self.score.result() {
             ui.label(format!(
                 "{}: {} molecules, {} on the Pareto front{}",
                 set.source,
@@ -260,7 +243,7 @@ impl StitchTab {
 
     /// The Pareto scatter of the set; a click picks the nearest molecule as a parent.
     fn scatter_ui(
-        &mut self,
+        &self,
         ui: &mut egui::Ui,
         params: &mut MolStitchParams,
         view: &mut MolStitchView,
@@ -289,7 +272,7 @@ impl StitchTab {
             egui::StrokeKind::Inside,
         );
         let (ix, iy) = (view.x_objective, view.y_objective);
-        let set = self.library.clone();
+        let set = self.library();
         let (xr, yr) = set.as_deref().map_or(((0.0, 1.0), (0.0, 1.0)), |set| {
             (
                 fitted_range(&set.objectives, ix),
@@ -340,7 +323,7 @@ impl StitchTab {
         for p in &front {
             painter.circle_filled(*p, 3.0, Color32::from_rgb(255, 127, 14));
         }
-        if let Some(stitched) = &self.stitched {
+        if let Some(stitched) = self.stitched() {
             for (parent, color) in [(&stitched.a, PARENT_A_COLOR), (&stitched.b, PARENT_B_COLOR)] {
                 painter.circle_stroke(
                     to_screen(&parent.objectives),
@@ -421,23 +404,16 @@ fn axis_combo(ui: &mut egui::Ui, axis: &str, names: &[String], selected: &mut us
 
 fn data_ui(ui: &mut egui::Ui, params: &mut MolStitchParams) {
     ui.horizontal(|ui| {
-        let label = ui.label("Molecules");
-        ui.add(
-            egui::TextEdit::singleline(&mut params.data.file.path)
-                .hint_text("shipped offline set (5,000 MOSES molecules)")
-                .desired_width(320.0),
-        )
-        .labelled_by(label.id);
-        if ui.button("Choose file…").clicked()
-            && let Some(path) = rfd::FileDialog::new()
-                .add_filter(
-                    "Molecules",
-                    &["csv", "smi", "smiles", "txt", "sdf", "sd", "gz"],
-                )
-                .pick_file()
-        {
-            params.data.file.path = path.display().to_string();
-        }
+        file_field(
+            ui,
+            "Molecules",
+            &mut params.data.file.path,
+            "shipped offline set (5,000 MOSES molecules)",
+            (
+                "Molecules",
+                &["csv", "smi", "smiles", "txt", "sdf", "sd", "gz"],
+            ),
+        );
         if ui.button("Use the offline set").clicked() {
             params.data.file.path.clear();
         }
@@ -519,23 +495,6 @@ fn values_text(values: &[f64]) -> String {
         .map(|v| format!("{v:.3}"))
         .collect::<Vec<_>>()
         .join("  ")
-}
-
-/// When no fragment is chosen yet, chooses the gallery's best pair (so a new panel shows a
-/// child at once); true when it chose.
-pub(super) fn auto_pick(choice: &mut super::StitchParams, stitched: &StitchView) -> bool {
-    match (
-        choice.fragment_a,
-        choice.fragment_b,
-        stitched.gallery.first(),
-    ) {
-        (None, None, Some(best)) => {
-            choice.fragment_a = Some(best.fragments.0);
-            choice.fragment_b = Some(best.fragments.1);
-            true
-        }
-        _ => false,
-    }
 }
 
 /// Per-atom colours of a child: atoms from A's fragment in A's colour, from B's in B's.

@@ -195,10 +195,11 @@ fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
         "{:?}",
         harness.state().notices
     );
+    // The sidecar's entries of pane 1 carry its prefix.
     let sidecar = dir.path().join("molstitch.data");
-    assert!(sidecar.join("molstitch-optimisation.ron").exists());
+    assert!(sidecar.join("1-molstitch-optimisation.ron").exists());
     // Exactly the run's prior and StitchNet weights, not the whole shared cache.
-    let weights = std::fs::read_dir(sidecar.join("molstitch-weights"))
+    let weights = std::fs::read_dir(sidecar.join("1-molstitch-weights"))
         .map(|d| d.count())
         .unwrap_or(0);
     assert_eq!(weights, 2, "the trained weights are cached in the sidecar");
@@ -219,6 +220,37 @@ fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
         tables.iter().any(|n| n == "molstitch-metrics"),
         "{tables:?}"
     );
+}
+
+#[test]
+fn an_unreadable_optimisation_result_is_dropped_with_a_warning() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let molecules = dir.path().join("mols.smi");
+    std::fs::write(&molecules, "CCO\nc1ccccc1O\nCCN(CC)C(=O)c1ccccc1\n").expect("molecules");
+    let sidecar = dir.path().join("broken.data");
+    std::fs::create_dir_all(&sidecar).expect("sidecar");
+    std::fs::write(sidecar.join("1-molstitch-optimisation.ron"), "not a result").expect("result");
+    let path = dir.path().join("broken.ron");
+    std::fs::write(
+        &path,
+        format!(
+            r#"(
+            format_version: 1,
+            panels: [(id: (1), state: MolStitch((
+                params: (data: (file: (path: "{}"))),
+                results: (optimise_file: Some("1-molstitch-optimisation.ron")),
+            )))],
+        )"#,
+            molecules.display()
+        ),
+    )
+    .expect("project");
+    let session = Session::open(&path).expect("the project opens without the result");
+    assert!(summary(&session).get("optimisation").is_none());
+    let mut harness = common::harness(session);
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    harness.get_by_label_contains("saved results were not restored");
+    harness.get_by_label_contains("3 molecules");
 }
 
 /// The stitching example: the offline set scored on three objectives and the best fragment
@@ -295,4 +327,389 @@ fn chem_props_writes_one_row_per_input_and_names_invalid_smiles() {
         .expect("benchtop runs");
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("none.smi"));
+}
+
+/// The stitching viewer's computation: parents, fragments, the child and the gallery.
+mod stitching {
+    use benchtop_molstitch::brics::Fragment;
+    use benchtop_molstitch::{Molecule, ObjectiveSpec};
+    use benchtop_panel_molstitch::stitch::{
+        StitchRequest, analyse, analyse_choosing, fragments_compatible,
+    };
+
+    fn request(a: &str, b: &str, fa: Option<usize>, fb: Option<usize>) -> StitchRequest {
+        StitchRequest {
+            parent_a: a.to_owned(),
+            parent_b: b.to_owned(),
+            fragment_a: fa,
+            fragment_b: fb,
+            objectives: vec![ObjectiveSpec::Qed, ObjectiveSpec::Sa],
+        }
+    }
+
+    const A: &str = "COc1ccc(CNC(=O)c2ccccc2)cc1";
+    const B: &str = "CCN(CC)C(=O)c1ccc(OC)cc1";
+
+    #[test]
+    fn child_joins_the_chosen_fragments_and_is_scored() {
+        let view = analyse(&request(A, B, None, None)).unwrap();
+        assert!(view.child.is_none());
+        assert!(view.a.fragments.len() >= 2 && view.b.fragments.len() >= 2);
+        // Every parent atom belongs to exactly one fragment.
+        let covered: usize = view.a.fragment_atoms.iter().map(Vec::len).sum();
+        assert_eq!(covered, view.a.drawing.atoms.len());
+        let (i, j) = view.gallery[0].fragments;
+        let chosen = analyse(&request(A, B, Some(i), Some(j))).unwrap();
+        let child = chosen.child.unwrap().unwrap();
+        assert_eq!(child.smiles, view.gallery[0].smiles);
+        // The child's atoms are the two fragments' real atoms, all placed.
+        let real = |f: &Fragment| {
+            Molecule::from_smiles(&f.smiles)
+                .unwrap()
+                .graph()
+                .unwrap()
+                .atoms
+                .iter()
+                .filter(|x| x.atomic_num != 0)
+                .count()
+        };
+        let expected = real(&chosen.a.fragments[i]) + real(&chosen.b.fragments[j]);
+        assert_eq!(child.drawing.atoms.len(), expected);
+        assert_eq!(
+            child.atoms_from.0.len() + child.atoms_from.1.len(),
+            expected
+        );
+        assert_eq!(child.objectives.len(), 2);
+        assert!(child.objectives.iter().all(|v| (0.0..=1.0).contains(v)));
+    }
+
+    #[test]
+    fn gallery_is_distinct_sorted_and_every_child_parses() {
+        let view = analyse(&request(A, B, None, None)).unwrap();
+        assert!(!view.gallery.is_empty() && view.compatible_pairs >= view.gallery.len());
+        for pair in view.gallery.windows(2) {
+            assert!(pair[0].mean_objective() >= pair[1].mean_objective());
+            assert_ne!(pair[0].smiles, pair[1].smiles);
+        }
+        for c in &view.gallery {
+            assert!(Molecule::from_smiles(&c.smiles).is_ok(), "{}", c.smiles);
+        }
+    }
+
+    #[test]
+    fn bad_input_names_the_parent_and_incompatible_fragments_are_explained() {
+        let err = analyse(&request("C1CC(", B, None, None)).unwrap_err();
+        assert!(err.contains("parent A") && err.contains("C1CC("), "{err}");
+        let err = analyse(&request(A, "", None, None)).unwrap_err();
+        assert!(err.contains("parent B"), "{err}");
+        let view = analyse(&request(A, B, None, None)).unwrap();
+        let incompatible = (0..view.a.fragments.len())
+            .flat_map(|i| (0..view.b.fragments.len()).map(move |j| (i, j)))
+            .find(|&(i, j)| !fragments_compatible(&view.a.fragments[i], &view.b.fragments[j]));
+        if let Some((i, j)) = incompatible {
+            let v = analyse(&request(A, B, Some(i), Some(j))).unwrap();
+            let message = v.child.unwrap().unwrap_err();
+            assert!(message.contains("no BRICS-compatible"), "{message}");
+        }
+    }
+
+    #[test]
+    fn without_chosen_fragments_the_gallerys_best_pair_is_chosen() {
+        let view = analyse(&request(A, B, None, None)).unwrap();
+        let (answered, chosen) = analyse_choosing(&request(A, B, None, None)).unwrap();
+        let best = view.gallery[0].fragments;
+        assert_eq!(
+            (answered.fragment_a, answered.fragment_b),
+            (Some(best.0), Some(best.1))
+        );
+        assert_eq!(
+            chosen.child.unwrap().unwrap().smiles,
+            view.gallery[0].smiles
+        );
+        // Chosen fragments are kept, even when they make no child.
+        let (answered, kept) = analyse_choosing(&request(A, B, Some(0), None)).unwrap();
+        assert_eq!((answered.fragment_a, answered.fragment_b), (Some(0), None));
+        assert!(kept.child.is_none());
+    }
+}
+
+/// The molecule set: reading a file, scoring it, its Pareto front.
+mod molecule_set {
+    use benchtop_compute::{CancelToken, ComputeError, Progress};
+    use benchtop_molstitch::ObjectiveSpec;
+    use benchtop_panel_molstitch::library::{read, score};
+
+    #[test]
+    fn a_user_csv_is_scored_and_bad_rows_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mols.csv");
+        std::fs::write(
+            &path,
+            "smiles,name\nCCO,ethanol\nC1CC(,broken\nc1ccccc1O,phenol\n",
+        )
+        .unwrap();
+        let data = read(Some(&path)).unwrap();
+        let set = score(
+            &data,
+            &[ObjectiveSpec::Qed, ObjectiveSpec::Sa],
+            &Progress::new(),
+            &CancelToken::new(),
+        )
+        .unwrap();
+        assert_eq!(set.smiles, ["CCO", "Oc1ccccc1"]);
+        assert_eq!(set.objectives.len(), 2);
+        assert_eq!(set.skipped.len(), 1);
+        assert!(
+            set.skipped[0].contains("mols.csv") && set.skipped[0].contains("C1CC("),
+            "{}",
+            set.skipped[0]
+        );
+        assert!(!set.front.is_empty());
+        assert_eq!(
+            set.nearest(
+                0,
+                1,
+                (set.objectives[1][0], set.objectives[1][1]),
+                (1.0, 1.0)
+            ),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn files_without_molecules_and_empty_objectives_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.smi");
+        std::fs::write(&path, "C1CC(\n").unwrap();
+        let err = read(Some(&path)).unwrap_err().to_string();
+        assert!(
+            err.contains("bad.smi") && err.contains("no valid molecule"),
+            "{err}"
+        );
+        let err = read(Some(&dir.path().join("missing.csv")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing.csv"), "{err}");
+        let data = read(None).unwrap();
+        assert!(score(&data, &[], &Progress::new(), &CancelToken::new()).is_err());
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        assert!(matches!(
+            score(&data, &[ObjectiveSpec::Qed], &Progress::new(), &cancel),
+            Err(ComputeError::Cancelled)
+        ));
+    }
+}
+
+/// Molecule drawings: atom labels, highlights and figure subplots.
+mod drawings {
+    use benchtop_molstitch::Molecule;
+    use benchtop_panel_molstitch::mol_draw::{
+        atom_label, fragment_color, highlights, subplot, symbol,
+    };
+
+    #[test]
+    fn labels_show_heteroatoms_hydrogens_charges_and_attachment_points() {
+        let m = Molecule::from_smiles("[16*]c1ccc(C(=O)[O-])cc1N").unwrap();
+        let labels: Vec<String> = m.drawing().unwrap().atoms.iter().map(atom_label).collect();
+        assert_eq!(labels[0], "16*");
+        assert!(labels.contains(&"O-".to_owned()) && labels.contains(&"NH2".to_owned()));
+        assert_eq!(labels.iter().filter(|l| l.is_empty()).count(), 7);
+        assert_eq!(symbol(17), "Cl");
+        assert_eq!(symbol(92), "#92");
+    }
+
+    #[test]
+    fn subplot_has_a_node_per_atom_and_an_edge_per_bond() {
+        let d = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O")
+            .unwrap()
+            .drawing()
+            .unwrap();
+        let h = highlights(d.atoms.len(), &[(&[0, 1][..], fragment_color(0))]);
+        assert_eq!(h.iter().filter(|c| c.is_some()).count(), 2);
+        let s = subplot("aspirin", &d, &h);
+        let benchtop_kit::figure::Item::Graph(g) = &s.items[0] else {
+            panic!("not a graph");
+        };
+        assert_eq!((g.nodes.len(), g.edges.len()), (13, 13));
+        assert_eq!(g.nodes[0].color, fragment_color(0));
+    }
+}
+
+/// Exporting molecules as CSV, SDF and a grid of drawings.
+mod export {
+    use benchtop_panel_molstitch::molecule_export::{ExportRow, grid_figure, to_csv, to_sdf};
+
+    fn rows() -> Vec<ExportRow> {
+        vec![
+            ExportRow {
+                smiles: "CCO".into(),
+                group: "offline".into(),
+                objectives: vec![0.4, 0.9],
+            },
+            ExportRow {
+                smiles: "c1ccccc1O".into(),
+                group: "MolStitch".into(),
+                objectives: vec![0.5, 0.8],
+            },
+        ]
+    }
+
+    #[test]
+    fn csv_and_sdf_carry_every_molecule_and_value() {
+        let labels = vec!["qed".to_owned(), "sa".to_owned()];
+        let csv = to_csv(&labels, &rows()).unwrap();
+        assert_eq!(csv.lines().next(), Some("smiles,group,qed,sa"));
+        assert_eq!(
+            csv.lines().nth(2),
+            Some("c1ccccc1O,MolStitch,0.500000,0.800000")
+        );
+        let sdf = to_sdf(&labels, &rows()).unwrap();
+        assert_eq!(sdf.matches("$$$$").count(), 2);
+        // The SDF reads back with the engine's loader, properties included.
+        let data = benchtop_molstitch::offline::read_sdf(&sdf, "export.sdf");
+        assert!(data.errors.is_empty(), "{:?}", data.errors);
+        assert_eq!(data.smiles(), ["CCO", "Oc1ccccc1"]);
+        assert_eq!(data.property("qed").unwrap(), [Some(0.4), Some(0.5)]);
+        let bad = [ExportRow {
+            smiles: "C1CC(".into(),
+            group: "x".into(),
+            objectives: vec![],
+        }];
+        assert!(to_sdf(&labels, &bad).is_err());
+    }
+
+    #[test]
+    fn grid_has_one_drawing_per_molecule() {
+        let figure = grid_figure("molecules", &rows(), 4, 10).unwrap();
+        assert_eq!(figure.layout(), (1, 2));
+        assert_eq!(figure.subplots.len(), 2);
+    }
+}
+
+/// Optimisation results labelled by the objectives they were computed for.
+mod results {
+    use benchtop_molstitch::ObjectiveSpec;
+    use benchtop_molstitch::optimise::{MethodMetrics, OptimiseResult};
+    use benchtop_panel_molstitch::{MolStitchParams, result_axis_names, result_matches_objectives};
+
+    fn result_for(labels: &[&str]) -> OptimiseResult {
+        let metrics = MethodMetrics {
+            hypervolume: 0.0,
+            r2: 0.0,
+            top1: 0.0,
+            top10: 0.0,
+            top100: 0.0,
+            diversity: 0.0,
+            validity: 0.0,
+            uniqueness: 0.0,
+            novelty: 0.0,
+        };
+        OptimiseResult {
+            objective_labels: labels.iter().map(|l| (*l).to_owned()).collect(),
+            offline: Vec::new(),
+            offline_metrics: metrics,
+            methods: Vec::new(),
+            proxy_accuracy: Vec::new(),
+            ipo_loss: Vec::new(),
+            notes: Vec::new(),
+            weight_files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_result_for_other_objectives_is_labelled_by_its_own_objectives() {
+        let mut params = MolStitchParams::default();
+        let result = result_for(&["qed", "sa", "sim"]);
+        assert!(result_matches_objectives(&result, &params));
+        assert_eq!(result_axis_names(&result, &params)[0], "QED");
+        params.objectives = vec![ObjectiveSpec::Sa, ObjectiveSpec::Qed];
+        assert!(!result_matches_objectives(&result, &params));
+        assert_eq!(result_axis_names(&result, &params), ["qed", "sa", "sim"]);
+    }
+}
+
+/// What sweeps may vary, through the declared parameters, and what one point runs.
+mod sweeps {
+    use std::collections::BTreeMap;
+
+    use benchtop_compute::{CancelToken, Progress};
+    use benchtop_kit::panel::Panel as _;
+    use benchtop_panel_molstitch::sweeps::point_config;
+    use benchtop_panel_molstitch::{MolStitchPanel, MolStitchParams, MolStitchState};
+
+    #[test]
+    fn every_sweep_parameter_is_assignable_and_unknown_keys_are_refused() {
+        let mut panel = MolStitchPanel::new(MolStitchState::default());
+        let support = panel.sweep_support();
+        // The keys saved sweeps name.
+        for key in [
+            "optimise.beta",
+            "optimise.dirichlet_alpha",
+            "optimise.n_proxies",
+            "optimise.stitch_rounds",
+            "optimise.sigma",
+            "optimise.seed",
+        ] {
+            assert!(support.params.iter().any(|p| p.key == key), "{key}");
+        }
+        for p in &support.params {
+            assert!(panel.set_param(&p.key, 2.0).is_ok(), "{}", p.key);
+        }
+        panel.set_param("optimise.beta", 0.5).unwrap();
+        let c = point_config(panel.params(), 3);
+        // The point's seed reaches the run (a sweep of `optimise.seed` gives each point its
+        // value as the seed: it is the declared seed).
+        assert_eq!((c.beta, c.seed), (0.5, 3));
+        assert!(
+            panel
+                .declared()
+                .get("optimise.seed")
+                .is_some_and(|p| p.seed && p.sweep)
+        );
+        assert!(panel.set_param("optimise.depth", 1.0).is_err());
+        let unknown = support
+            .evaluator
+            .evaluate(
+                &BTreeMap::from([("optimise.depth".to_owned(), 1.0)]),
+                &[],
+                1,
+                &Progress::new(),
+                &CancelToken::new(),
+            )
+            .unwrap_err();
+        assert!(unknown.to_string().contains("optimise.depth"), "{unknown}");
+        // A sweep reads the molecule set itself; one that cannot be read is named.
+        let dir = tempfile::tempdir().unwrap();
+        let mut state = MolStitchState::default();
+        state.params.data.file.path = dir.path().join("missing.csv").display().to_string();
+        let err = MolStitchPanel::new(state)
+            .sweep_support()
+            .evaluator
+            .evaluate(
+                &BTreeMap::new(),
+                &[],
+                1,
+                &Progress::new(),
+                &CancelToken::new(),
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("molecule set") && err.to_string().contains("missing.csv"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_sweep_fingerprint_is_the_data_and_the_run_configuration() {
+        let panel = MolStitchPanel::new(MolStitchState::default());
+        let params = MolStitchParams::default();
+        let mut config = params.optimise.clone();
+        config.objectives = params.objectives.clone();
+        config.weights.resize(config.objectives.len(), 1.0);
+        assert_eq!(
+            panel.sweep_support().fingerprint,
+            format!("{:?}", (&params.data, &config))
+        );
+    }
 }

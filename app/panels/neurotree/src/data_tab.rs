@@ -14,16 +14,17 @@ use super::explore::{Pick, mean_dynamic_fc, mean_static_fc};
 use super::figures::fc_subplot;
 use super::views::{MatrixTexture, fc_view};
 use super::{
-    DataParams, DataSource, ENGINE, LoadedData, NeuroTreePanelParams, NeuroTreeView, SavedResults,
-    saved,
+    DataParams, DataSource, ENGINE, LoadedData, NeuroTreeModel, NeuroTreePanelParams,
+    NeuroTreeView, SavedResults, saved,
 };
 use benchtop_kit::figure::Figure;
-use benchtop_kit::jobs::{Job, JobOutcome};
-use benchtop_kit::panel::{PanelContext, PanelFigure};
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::{PanelFigure, Recipe};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::widgets::{job_progress, labelled};
+use benchtop_kit::task::Task;
+use benchtop_kit::widgets::{controls_and_view, labelled};
 
-/// Generates or reads the subjects `params` describe.
+/// Generates or reads the subjects `params` describe (a folder relative to `project_dir`).
 pub(super) fn load(
     params: &DataParams,
     project_dir: Option<&Path>,
@@ -93,13 +94,10 @@ pub(super) fn connectivity(
     })
 }
 
-#[derive(Default)]
+/// Generating or reading the subjects (keyed by the data parameters), and the connectivity
+/// of the view's pick.
 pub(super) struct DataTab {
-    job: Option<Job<(), LoadedData>>,
-    data: Option<Arc<LoadedData>>,
-    /// The parameters the subjects were made with.
-    current: Option<DataParams>,
-    error: Option<String>,
+    pub(super) task: Task<DataParams, (), Arc<LoadedData>>,
     /// Connectivity of the current pick (recomputed when the pick or the data change).
     fc: Option<Arc<Connectivity>>,
     fc_error: Option<String>,
@@ -107,30 +105,32 @@ pub(super) struct DataTab {
     dynamic_texture: MatrixTexture,
 }
 
-impl DataTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_some()
-    }
-
-    pub(super) fn loaded(&self) -> Option<Arc<LoadedData>> {
-        self.data.clone()
-    }
-
-    pub(super) fn mark_current(&mut self, params: &NeuroTreePanelParams) {
-        if self.data.is_some() {
-            self.current = Some(params.data.clone());
+impl Default for DataTab {
+    fn default() -> Self {
+        Self {
+            task: Task::new("neurotree: subjects"),
+            fc: None,
+            fc_error: None,
+            static_texture: MatrixTexture::default(),
+            dynamic_texture: MatrixTexture::default(),
         }
     }
+}
 
-    fn set_data(&mut self, data: LoadedData) {
-        self.data = Some(Arc::new(data));
+impl DataTab {
+    pub(super) fn loaded(&self) -> Option<Arc<LoadedData>> {
+        self.task.result().cloned()
+    }
+
+    /// Forgets the connectivity of the previous subjects (new ones just arrived).
+    pub(super) fn loaded_now(&mut self) {
         self.fc = None;
         self.fc_error = None;
     }
 
     /// The connectivity of the view's pick (computed here on first use).
     pub(super) fn connectivity(&mut self, view: &NeuroTreeView) -> Option<Arc<Connectivity>> {
-        let data = self.data.clone()?;
+        let data = self.loaded()?;
         let key = (view.pick, view.windows);
         if let Some(fc) = &self.fc
             && fc.key == key
@@ -151,59 +151,13 @@ impl DataTab {
         }
     }
 
-    fn start(
-        &mut self,
-        params: &NeuroTreePanelParams,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        self.job = None;
-        if let Err(error) = params.data.validate() {
-            self.error = Some(error.to_string());
-            return;
-        }
-        self.error = None;
-        self.current = Some(params.data.clone());
-        let data = params.data.clone();
-        let dir = project_dir.map(Path::to_path_buf);
-        let spawned = Job::spawn(
-            "neurotree: subjects",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| load(&data, dir.as_deref(), &job.progress, &job.cancel),
-        );
-        match spawned {
-            Ok(job) => self.job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
-    }
-
-    pub(super) fn poll(&mut self) {
-        if let Some(job) = &mut self.job
-            && let Some(outcome) = job.try_finish()
-        {
-            self.job = None;
-            match outcome {
-                JobOutcome::Finished(data) => self.set_data(data),
-                JobOutcome::Cancelled => {}
-                JobOutcome::Failed(message) => self.error = Some(message),
-            }
-        }
-    }
-
-    /// Generates or reads the subjects on the calling thread (headless runs).
-    pub(super) fn load_blocking(
-        &mut self,
-        params: &NeuroTreePanelParams,
-        project_dir: Option<&Path>,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> Result<(), ComputeError> {
-        let data = load(&params.data, project_dir, progress, cancel)?;
-        self.set_data(data);
-        self.current = Some(params.data.clone());
-        Ok(())
+    /// Generates or reads the subjects the parameters describe.
+    pub(super) fn start(&mut self, cx: &mut Cx<'_, NeuroTreeModel>) {
+        let data = cx.params.data.clone();
+        let dir = cx.project_dir.map(Path::to_path_buf);
+        self.task.start(&cx.runner, data.clone(), move |job| {
+            load(&data, dir.as_deref(), &job.progress, &job.cancel).map(Arc::new)
+        });
     }
 
     pub(super) fn save(
@@ -211,47 +165,38 @@ impl DataTab {
         results: &mut SavedResults,
         sidecar: Option<&Sidecar>,
     ) -> anyhow::Result<()> {
-        match &self.data {
+        match self.task.result() {
             Some(data) => saved::save_data(data, results, sidecar),
             None => Ok(()),
         }
     }
 
+    /// Shows the saved subjects (if any), made from `params`.
     pub(super) fn restore(
         &mut self,
         results: &SavedResults,
         sidecar: Option<&Sidecar>,
+        params: &NeuroTreePanelParams,
     ) -> anyhow::Result<()> {
         if let Some(data) = saved::restore_data(results, sidecar)? {
-            self.set_data(data);
+            self.task.set_result(params.data.clone(), Arc::new(data));
         }
         Ok(())
     }
 
-    pub(super) fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut NeuroTreePanelParams,
-        view: &mut NeuroTreeView,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-    ) {
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(300.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("neurotree data controls")
-                    .show(ui, |ui| {
-                        self.controls_ui(ui, params, view, project_dir, context);
-                    });
-            });
-            ui.separator();
-            ui.vertical(|ui| self.heatmaps_ui(ui, view));
-        });
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, NeuroTreeModel>) {
+        controls_and_view(
+            ui,
+            "neurotree data controls",
+            300.0,
+            &mut (self, cx),
+            |(tab, cx), ui| tab.controls_ui(ui, cx),
+            |(tab, cx), ui| tab.heatmaps_ui(ui, cx.view),
+        );
     }
 
     fn heatmaps_ui(&mut self, ui: &mut egui::Ui, view: &mut NeuroTreeView) {
-        let Some(data) = self.data.clone() else {
+        let Some(data) = self.loaded() else {
             ui.label(
                 "Generate a synthetic cohort (a planted default-mode group effect) or load \
                  subjects to see their connectivity.",
@@ -312,35 +257,24 @@ impl DataTab {
         ui.label("White lines mark network boundaries; hover a cell for the two ROIs.");
     }
 
-    fn controls_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        params: &mut NeuroTreePanelParams,
-        view: &mut NeuroTreeView,
-        project_dir: Option<&Path>,
-        context: &PanelContext<'_>,
-    ) {
-        let data = &mut params.data;
+    fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, NeuroTreeModel>) {
+        let data = &mut cx.params.data;
         ui.strong("Subjects");
         ui.horizontal(|ui| {
             ui.selectable_value(&mut data.source, DataSource::Synthetic, "Synthetic cohort");
             ui.selectable_value(&mut data.source, DataSource::Folder, "Folder");
             ui.selectable_value(&mut data.source, DataSource::RealSample, "Real sample");
         });
-        match data.source {
-            DataSource::Synthetic => cohort_controls(ui, data),
+        match cx.params.data.source {
+            DataSource::Synthetic => cohort_controls(ui, cx),
             DataSource::Folder => {
-                labelled(
+                let data = &mut cx.params.data;
+                folder_field(
                     ui,
                     "Series folder",
-                    egui::TextEdit::singleline(&mut data.folder.path)
-                        .hint_text("CSV, NPY or MAT files"),
+                    &mut data.folder.path,
+                    "CSV, NPY or MAT files",
                 );
-                if ui.button("Choose folder…").clicked()
-                    && let Some(path) = rfd::FileDialog::new().pick_folder()
-                {
-                    data.folder.path = path.display().to_string();
-                }
                 ui.horizontal(|ui| {
                     ui.label("Time runs along");
                     ui.selectable_value(&mut data.time_axis, TimeAxis::Auto, "longer axis");
@@ -360,25 +294,15 @@ impl DataTab {
                 );
             }
         }
-        let action = match params.data.source {
+        let action = match cx.params.data.source {
             DataSource::Synthetic => "Generate cohort",
             DataSource::Folder => "Load folder",
             DataSource::RealSample => "Load real sample",
         };
-        if let Some(job) = &self.job {
-            if job_progress(ui, job.info(), "Stop") {
-                job.cancel();
-            }
-        } else if ui.button(action).clicked() {
-            self.start(params, project_dir, context, ui.ctx());
+        if self.task.controls(ui, &cx.params.data, action, "Stop") {
+            self.start(cx);
         }
-        if self.data.is_some() && self.current.as_ref() != Some(&params.data) {
-            ui.label("The settings changed since these subjects were made.");
-        }
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
-        let Some(loaded) = self.data.clone() else {
+        let Some(loaded) = self.loaded() else {
             return;
         };
         let d = &loaded.dataset;
@@ -392,7 +316,7 @@ impl DataTab {
             d.rois(),
             d.min_time_points(),
         ));
-        subject_table(ui, d, &mut view.pick);
+        subject_table(ui, d, &mut cx.view.pick);
     }
 
     pub(super) fn figures(
@@ -400,7 +324,7 @@ impl DataTab {
         params: &NeuroTreePanelParams,
         view: &NeuroTreeView,
     ) -> Vec<PanelFigure> {
-        let Some(data) = self.data.as_ref() else {
+        let Some(data) = self.task.result() else {
             return Vec::new();
         };
         let fc = match &self.fc {
@@ -410,14 +334,29 @@ impl DataTab {
                 Err(_) => return Vec::new(),
             },
         };
-        vec![PanelFigure {
-            name: "neurotree-connectivity".into(),
-            figure: fc_figure(&data.dataset, &fc, view),
-            params: serde_json::to_value(&params.data).unwrap_or_default(),
-            seed: (params.data.source == DataSource::Synthetic).then_some(params.data.cohort.seed),
-            engine: ENGINE,
-        }]
+        let seed = (params.data.source == DataSource::Synthetic).then_some(params.data.cohort.seed);
+        let recipe = Recipe::new(ENGINE, &params.data, seed);
+        vec![recipe.figure(
+            "neurotree-connectivity",
+            fc_figure(&data.dataset, &fc, view),
+        )]
     }
+}
+
+/// A folder field: the path (relative to the project file, or absolute) with `hint` when empty,
+/// and a "Choose folder…" button. True when the path changed.
+///
+/// The kit's `file_field` picks one file; the subjects are a folder of files.
+fn folder_field(ui: &mut egui::Ui, label: &str, path: &mut String, hint: &str) -> bool {
+    let mut changed =
+        labelled(ui, label, egui::TextEdit::singleline(path).hint_text(hint)).changed();
+    if ui.button("Choose folder…").clicked()
+        && let Some(chosen) = rfd::FileDialog::new().pick_folder()
+    {
+        *path = chosen.display().to_string();
+        changed = true;
+    }
+    changed
 }
 
 /// The static and windowed |r| of the view's pick side by side.
@@ -513,101 +452,34 @@ fn subject_table(ui: &mut egui::Ui, dataset: &Dataset, pick: &mut Pick) {
         });
 }
 
-fn cohort_controls(ui: &mut egui::Ui, data: &mut DataParams) {
-    let c = &mut data.cohort;
-    labelled(
+fn cohort_controls(ui: &mut egui::Ui, cx: &mut Cx<'_, NeuroTreeModel>) {
+    cx.params(
         ui,
-        "Subjects",
-        egui::DragValue::new(&mut c.subjects).range(1..=5000),
-    );
-    labelled(
-        ui,
-        "ROIs",
-        egui::DragValue::new(&mut c.rois).range(7..=1000),
-    );
-    labelled(
-        ui,
-        "Time points",
-        egui::DragValue::new(&mut c.time_points).range(8..=10_000),
-    );
-    labelled(
-        ui,
-        "Patient fraction",
-        egui::DragValue::new(&mut c.patient_fraction)
-            .speed(0.01)
-            .range(0.0..=1.0),
-    );
-    labelled(
-        ui,
-        "Youngest age (years)",
-        egui::DragValue::new(&mut c.age_min_years).range(0.0..=120.0),
-    );
-    labelled(
-        ui,
-        "Oldest age (years)",
-        egui::DragValue::new(&mut c.age_max_years).range(0.0..=120.0),
+        &[
+            "data.cohort.subjects",
+            "data.cohort.rois",
+            "data.cohort.time_points",
+            "data.cohort.patient_fraction",
+            "data.cohort.age_min_years",
+            "data.cohort.age_max_years",
+        ],
     );
     ui.strong("Couplings");
-    labelled(
+    cx.params(
         ui,
-        "Self coupling",
-        egui::DragValue::new(&mut c.self_coupling)
-            .speed(0.01)
-            .range(0.0..=1.0),
+        &[
+            "data.cohort.self_coupling",
+            "data.cohort.within_coupling",
+            "data.cohort.between_coupling",
+            "data.cohort.jitter",
+            "data.cohort.dmn_group_effect",
+            "data.cohort.age_effect_per_year",
+            "data.cohort.noise_std",
+            "data.cohort.shared_drive",
+            "data.cohort.seed",
+        ],
     );
-    labelled(
-        ui,
-        "Within-network coupling",
-        egui::DragValue::new(&mut c.within_coupling)
-            .speed(0.01)
-            .range(0.0..=1.0),
-    );
-    labelled(
-        ui,
-        "Between-network coupling",
-        egui::DragValue::new(&mut c.between_coupling)
-            .speed(0.01)
-            .range(0.0..=1.0),
-    );
-    labelled(
-        ui,
-        "Coupling jitter",
-        egui::DragValue::new(&mut c.jitter)
-            .speed(0.01)
-            .range(0.0..=0.99),
-    );
-    labelled(
-        ui,
-        "DMN group effect",
-        egui::DragValue::new(&mut c.dmn_group_effect)
-            .speed(0.01)
-            .range(0.0..=1.0),
-    )
-    .on_hover_text("Fractional reduction of patients' within-default-mode coupling.");
-    labelled(
-        ui,
-        "Age effect (per year)",
-        egui::DragValue::new(&mut c.age_effect_per_year)
-            .speed(0.001)
-            .range(0.0..=0.1),
-    );
-    labelled(
-        ui,
-        "Noise σ",
-        egui::DragValue::new(&mut c.noise_std)
-            .speed(0.01)
-            .range(0.001..=100.0),
-    );
-    labelled(
-        ui,
-        "Shared network drive",
-        egui::DragValue::new(&mut c.shared_drive)
-            .speed(0.01)
-            .range(0.0..=1.0),
-    )
-    .on_hover_text("Fraction of each ROI's innovation variance shared by its network.");
-    labelled(ui, "Cohort seed", egui::DragValue::new(&mut c.seed));
-    if let Err(error) = c.validate() {
+    if let Err(error) = cx.params.data.cohort.validate() {
         ui.colored_label(ui.visuals().error_fg_color, format!("cohort.{error}"));
     }
 }

@@ -7,9 +7,7 @@ use benchtop_neurotree::Matrix;
 use benchtop_neurotree::cohort::Group;
 use benchtop_neurotree::connectivity::{Windows, dynamic_fc, pearson, static_fc};
 use benchtop_neurotree::dataset::Dataset;
-use benchtop_neurotree::graph_tree::SpanningTree;
-#[cfg(test)]
-use benchtop_neurotree::graph_tree::brain_tree;
+use benchtop_neurotree::graph_tree::{SpanningTree, brain_tree};
 use benchtop_neurotree::trunk::{TrunkParams, Trunks, extract_trunks};
 use serde::{Deserialize, Serialize};
 
@@ -207,7 +205,6 @@ pub fn explore(
 }
 
 /// The brain tree of `fc` (MST on 1 − |r|) and its trunks with FC-strength scores.
-#[cfg(test)]
 pub fn explore_fc(fc: &Matrix, params: TrunkParams) -> Result<ExploredTree, ComputeError> {
     explore(brain_tree(fc)?, fc, None, params)
 }
@@ -251,76 +248,5 @@ pub fn annotate(
         node_level,
         edge_level,
         root,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use benchtop_neurotree::cohort::{CohortParams, generate_cohort};
-
-    fn small() -> Dataset {
-        let cohort = generate_cohort(&CohortParams {
-            subjects: 6,
-            rois: 14,
-            time_points: 60,
-            ..CohortParams::default()
-        })
-        .unwrap();
-        Dataset::from_cohort(&cohort)
-    }
-
-    #[test]
-    fn a_one_subject_mean_is_that_subject_and_strength_is_the_mean_off_diagonal() {
-        let data = small();
-        let one = mean_static_fc(&data, &[2]).unwrap();
-        assert_eq!(one, static_fc(&data.subjects[2].series).unwrap());
-        let fc = Matrix::from_rows(&[
-            vec![1.0, 0.5, 0.1],
-            vec![0.5, 1.0, 0.3],
-            vec![0.1, 0.3, 1.0],
-        ])
-        .unwrap();
-        let s = fc_strength(&fc);
-        assert!((s[0] - 0.3).abs() < 1e-12 && (s[1] - 0.4).abs() < 1e-12);
-        let windows = mean_dynamic_fc(&data, &[0, 1], 2).unwrap();
-        assert_eq!(windows.len(), 2);
-        assert!(
-            windows[0]
-                .as_slice()
-                .iter()
-                .all(|v| (0.0..=1.0 + 1e-12).contains(v))
-        );
-    }
-
-    #[test]
-    fn trunk_levels_mark_nodes_and_edges() {
-        let data = small();
-        let fc = mean_static_fc(&data, &Pick::AllSubjects.members(&data)).unwrap();
-        let explored = explore_fc(&fc, TrunkParams::default()).unwrap();
-        assert_eq!(explored.tree.edges.len(), 13);
-        let first = explored
-            .trunks
-            .trunks
-            .iter()
-            .find(|t| t.level == 1)
-            .unwrap();
-        assert_eq!(explored.root, first.nodes[0]);
-        for &node in &first.nodes {
-            assert_eq!(explored.node_level[node], Some(1));
-        }
-        let on_level_1 = explored
-            .edge_level
-            .iter()
-            .filter(|l| **l == Some(1))
-            .count();
-        let level_1_edges: usize = explored
-            .trunks
-            .trunks
-            .iter()
-            .filter(|t| t.level == 1)
-            .map(|t| t.nodes.len() - 1)
-            .sum();
-        assert_eq!(on_level_1, level_1_edges);
     }
 }

@@ -249,17 +249,3 @@ pub fn chance_line() -> Line {
         .color(Rgba::GREY)
         .dash(Dash::Dashed)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn boundaries_fall_where_the_network_changes() {
-        assert_eq!(network_boundaries(&[0, 0, 1, 1, 1, 2]), vec![2, 5]);
-        assert!(network_boundaries(&[3, 3]).is_empty());
-        assert_eq!(network_abbreviation("Default mode"), "DM");
-        assert_eq!(network_abbreviation("Visual"), "Vis");
-        assert_eq!(network_abbreviation("Limbic (medial temporal)"), "LMT");
-    }
-}

@@ -7,56 +7,44 @@
 //! brain-tree explorer: the MST on 1 − |r| in a radial or force-directed layout with its trunk
 //! levels, nodes coloured by network, per-network trunk membership) and **Model** (AGE-GCN and
 //! its baselines under cross-validation, ROC curves, brain age and the k-hop norms).
+//!
+//! The panel is a [`PanelModel`]: its parameters are declared once in [`params`], loading the
+//! subjects and the cross-validated model run are tasks of the kit, and [`Host`] supplies the
+//! rest.
 
 mod data_tab;
-mod explore;
-mod figures;
-mod layout;
+pub mod explore;
+pub mod figures;
+pub mod layout;
 mod model_tab;
+pub mod params;
 mod saved;
-mod sweeps;
+pub mod sweeps;
 mod tree_tab;
 mod views;
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
+use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
+use benchtop_kit::params::Param;
+use benchtop_kit::project::{DataRef, Sidecar};
+use benchtop_kit::sweep::SweepOutput;
+use benchtop_kit::tasks;
 use benchtop_neurotree::cohort::CohortParams;
 use benchtop_neurotree::load::TimeAxis;
 use benchtop_neurotree::pipeline::NeuroTreeParams;
 use serde::{Deserialize, Serialize};
 
-use benchtop_kit::panel::{
-    DataTable, Field, Panel, PanelContext, PanelFigure, PanelKind, Paper, ParamIssue,
-};
-use benchtop_kit::project::{DataRef, Sidecar};
-use benchtop_kit::sweep::SweepSupport;
-use benchtop_kit::undo::UndoHistory;
-
 pub use explore::Pick;
+pub use tree_tab::{TreeBase, group_picks, tree_base};
 
-/// The catalog entry.
-pub const KIND: PanelKind = PanelKind {
-    id: "neurotree",
-    name: "NeuroTree brain trees",
-    description: "Brain trees and trunks from fMRI functional connectivity, and an age-aware \
-                  graph network that tells patients from controls; check it on a synthetic \
-                  cohort with a planted default-mode effect.",
-    field: Field::Neuroscience,
-    paper: Paper {
-        title: "NeuroTree: Hierarchical Functional Brain Pathway Decoding for Mental Health \
-                Disorders",
-        authors: "Jun-En Ding, Dongsheng Luo, Chenwei Wu, Anna Zilverstand, Kaustubh \
-                  Kulkarni, Feng Liu",
-        venue: "ICML 2025",
-        link: "https://openreview.net/forum?id=ckbo9yutGO",
-    },
-    create: create_panel,
-};
+/// The NeuroTree brain-tree panel.
+pub type NeuroTreePanel = Host<NeuroTreeModel>;
 
-fn create_panel() -> Box<dyn Panel> {
-    Box::new(NeuroTreePanel::new(NeuroTreeState::default()))
-}
+/// Everything the project file stores for this panel.
+pub type NeuroTreeState = DocOf<NeuroTreeModel>;
 
 /// Which tab is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -229,20 +217,6 @@ pub struct SavedResults {
     pub group_fc_file: Option<String>,
 }
 
-/// Everything the project file stores for this panel.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct NeuroTreeState {
-    /// Parameters.
-    pub params: NeuroTreePanelParams,
-    /// View settings.
-    pub view: NeuroTreeView,
-    /// What a headless run computes.
-    pub headless: HeadlessTasks,
-    /// Results.
-    pub results: SavedResults,
-}
-
 /// The subjects in use and where they came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedData {
@@ -252,59 +226,24 @@ pub struct LoadedData {
     pub source: String,
 }
 
-/// The panel.
-pub struct NeuroTreePanel {
-    params: NeuroTreePanelParams,
-    view: NeuroTreeView,
-    headless: HeadlessTasks,
-    history: UndoHistory<NeuroTreePanelParams>,
-    project_dir: Option<PathBuf>,
+/// The panel's computations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NeuroTreeTask {
+    /// Generate or read the subjects.
+    Load,
+    /// Train and evaluate the models under cross-validation.
+    Model,
+}
+
+/// The NeuroTree panel's tabs and their results.
+#[derive(Default)]
+pub struct NeuroTreeModel {
     data: data_tab::DataTab,
     tree: tree_tab::TreeTab,
     model: model_tab::ModelTab,
-    warning: Option<String>,
 }
 
-impl NeuroTreePanel {
-    /// A panel showing `state` (no results).
-    pub fn new(state: NeuroTreeState) -> Self {
-        Self {
-            history: UndoHistory::new(state.params.clone()),
-            params: state.params,
-            view: state.view,
-            headless: state.headless,
-            project_dir: None,
-            data: data_tab::DataTab::default(),
-            tree: tree_tab::TreeTab::default(),
-            model: model_tab::ModelTab::default(),
-            warning: None,
-        }
-    }
-
-    /// Rebuilds the panel with its saved results (arrays from `sidecar`); results that cannot
-    /// be read are dropped with a warning (they can be recomputed).
-    pub fn restore(state: NeuroTreeState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        let results = state.results.clone();
-        let mut panel = Self::new(state);
-        let restored = panel.data.restore(&results, sidecar).and_then(|()| {
-            panel
-                .model
-                .set_result(saved::restore_result(&results, sidecar)?);
-            Ok(())
-        });
-        if let Err(error) = restored {
-            panel.data = data_tab::DataTab::default();
-            panel.model = model_tab::ModelTab::default();
-            panel.warning = Some(format!(
-                "saved results were not restored ({error:#}); run again to recompute them"
-            ));
-        }
-        panel.data.mark_current(&panel.params);
-        panel.model.mark_current(&panel.params);
-        panel.sync_trained_trees();
-        Ok(panel)
-    }
-
+impl NeuroTreeModel {
     /// Hands the trained group trees (if any) to the tree explorer.
     fn sync_trained_trees(&mut self) {
         let trees = self.model.result().map(model_tab::group_bases);
@@ -312,102 +251,139 @@ impl NeuroTreePanel {
     }
 }
 
-impl Panel for NeuroTreePanel {
-    fn kind(&self) -> &'static PanelKind {
-        &KIND
+/// The engine name and version recorded in figure provenance.
+const ENGINE: (&str, &str) = ("benchtop-neurotree", env!("CARGO_PKG_VERSION"));
+
+impl PanelModel for NeuroTreeModel {
+    type Params = NeuroTreePanelParams;
+    type View = NeuroTreeView;
+    type Headless = HeadlessTasks;
+    type Results = SavedResults;
+    type Tab = NeuroTreeTab;
+    type Task = NeuroTreeTask;
+
+    const KIND: PanelKind = PanelKind {
+        id: "neurotree",
+        name: "NeuroTree brain trees",
+        description: "Brain trees and trunks from fMRI functional connectivity, and an age-aware \
+                      graph network that tells patients from controls; check it on a synthetic \
+                      cohort with a planted default-mode effect.",
+        field: Field::Neuroscience,
+        paper: Paper {
+            title: "NeuroTree: Hierarchical Functional Brain Pathway Decoding for Mental Health \
+                    Disorders",
+            authors: "Jun-En Ding, Dongsheng Luo, Chenwei Wu, Anna Zilverstand, Kaustubh \
+                      Kulkarni, Feng Liu",
+            venue: "ICML 2025",
+            link: "https://openreview.net/forum?id=ckbo9yutGO",
+        },
+        create: benchtop_kit::host::create::<Self>,
+    };
+
+    const TABS: &'static [(NeuroTreeTab, &'static str)] = &[
+        (NeuroTreeTab::Data, "Data"),
+        (NeuroTreeTab::Tree, "Tree"),
+        (NeuroTreeTab::Model, "Model"),
+    ];
+
+    fn declare() -> Vec<Param<NeuroTreePanelParams>> {
+        params::declare()
     }
 
-    fn set_project_dir(&mut self, dir: Option<&Path>) {
-        self.project_dir = dir.map(Path::to_path_buf);
+    fn tab(view: &mut NeuroTreeView) -> &mut NeuroTreeTab {
+        &mut view.tab
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
-        benchtop_kit::widgets::dismissible_warning(ui, &mut self.warning);
-        if let Some(dir) = context.project_dir {
-            self.project_dir = Some(dir.to_path_buf());
+    fn restore(
+        results: &SavedResults,
+        sidecar: Option<&Sidecar>,
+        params: &NeuroTreePanelParams,
+    ) -> anyhow::Result<Self> {
+        let mut model = Self::default();
+        model.data.restore(results, sidecar, params)?;
+        if let Some(result) = saved::restore_result(results, sidecar)? {
+            model.model.restore(result, params);
         }
-        ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.view.tab, NeuroTreeTab::Data, "Data");
-            ui.selectable_value(&mut self.view.tab, NeuroTreeTab::Tree, "Tree");
-            ui.selectable_value(&mut self.view.tab, NeuroTreeTab::Model, "Model");
-        });
-        ui.separator();
-        let project_dir = self.project_dir.clone();
+        model.sync_trained_trees();
+        Ok(model)
+    }
+
+    fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        self.data.save(results, sidecar)?;
+        saved::save_result(self.model.result(), results, sidecar)
+    }
+
+    fn tab_ui(&mut self, tab: NeuroTreeTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
         let loaded = self.data.loaded();
-        match self.view.tab {
-            NeuroTreeTab::Data => self.data.ui(
-                ui,
-                &mut self.params,
-                &mut self.view,
-                project_dir.as_deref(),
-                context,
-            ),
-            NeuroTreeTab::Tree => {
-                self.tree
-                    .ui(ui, &mut self.params, &mut self.view, loaded.as_ref());
-            }
-            NeuroTreeTab::Model => {
-                self.model
-                    .ui(ui, &mut self.params, loaded.as_ref(), context);
-            }
+        match tab {
+            NeuroTreeTab::Data => self.data.ui(ui, cx),
+            NeuroTreeTab::Tree => self.tree.ui(ui, cx, loaded.as_ref()),
+            NeuroTreeTab::Model => self.model.ui(ui, cx, loaded.as_ref()),
         }
-        let interacting = ui.input(|input| input.pointer.any_down());
-        self.history.observe(&self.params, interacting);
     }
 
-    fn poll(&mut self) {
-        self.data.poll();
-        if self.model.poll() {
+    fn start(&mut self, task: NeuroTreeTask, cx: &mut Cx<'_, Self>) {
+        match task {
+            NeuroTreeTask::Load => self.data.start(cx),
+            NeuroTreeTask::Model => {
+                let loaded = self.data.loaded();
+                self.model.start(cx, loaded);
+            }
+        }
+    }
+
+    fn headless(&self, flags: &HeadlessTasks) -> Vec<(NeuroTreeTask, f64)> {
+        let mut steps = Vec::new();
+        // The model trains on the subjects, so they are made when there are none yet.
+        if flags.data || self.data.loaded().is_none() {
+            steps.push((NeuroTreeTask::Load, 0.05));
+        }
+        if flags.model {
+            steps.push((NeuroTreeTask::Model, 0.95));
+        }
+        steps
+    }
+
+    tasks!(data.task, model.task);
+
+    fn poll(&mut self, _params: &mut NeuroTreePanelParams) {
+        if self.data.task.poll_result() {
+            self.data.loaded_now();
+            self.tree.forget_data();
+        }
+        if self.model.task.poll_result() {
             self.sync_trained_trees();
         }
     }
 
-    fn is_busy(&self) -> bool {
-        self.data.is_busy() || self.model.is_busy()
+    fn validate(params: &NeuroTreePanelParams) -> Vec<ParamIssue> {
+        issues_of([
+            ("params.data", params.data.validate()),
+            ("params.run", params.run.validate()),
+        ])
     }
 
-    fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn std::any::Any>> {
-        let mut results = SavedResults::default();
-        self.data.save(&mut results, sidecar)?;
-        saved::save_result(self.model.result(), &mut results, sidecar)?;
-        Ok(Box::new(NeuroTreeState {
-            params: self.params.clone(),
-            view: self.view.clone(),
-            headless: self.headless,
-            results,
-        }))
-    }
-
-    fn validate(&self) -> Vec<ParamIssue> {
-        let mut issues: Vec<ParamIssue> =
-            ParamIssue::from_result("params.data", self.params.data.validate())
-                .into_iter()
-                .collect();
-        issues.extend(model_tab::run_issues(&self.params.run));
-        issues
-    }
-
-    fn figures(&self) -> Vec<PanelFigure> {
+    fn figures(&self, params: &NeuroTreePanelParams, view: &NeuroTreeView) -> Vec<PanelFigure> {
         let loaded = self.data.loaded();
-        let mut figures = self.data.figures(&self.params, &self.view);
+        let mut figures = self.data.figures(params, view);
         if let Some(data) = loaded.as_deref() {
-            figures.extend(self.tree.figures(&self.params, &self.view, data));
+            figures.extend(self.tree.figures(params, view, data));
         }
-        figures.extend(self.model.figures(&self.params));
+        figures.extend(self.model.figures(params));
         figures
     }
 
-    fn data_tables(&self) -> Vec<DataTable> {
+    fn tables(&self, params: &NeuroTreePanelParams, view: &NeuroTreeView) -> Vec<DataTable> {
         let loaded = self.data.loaded();
         let mut tables = Vec::new();
         if let Some(data) = loaded.as_deref() {
-            tables.extend(self.tree.tables(&self.params, &self.view, data));
+            tables.extend(self.tree.tables(params.run.trunk, view, data));
         }
         tables.extend(self.model.tables());
         tables
     }
 
-    fn summary(&self) -> serde_json::Value {
+    fn summary(&self, params: &NeuroTreePanelParams) -> serde_json::Value {
         let mut summary = serde_json::Map::new();
         let mut notes: Vec<String> = Vec::new();
         if let Some(data) = self.data.loaded() {
@@ -415,7 +391,7 @@ impl Panel for NeuroTreePanel {
             summary.insert("subjects".into(), d.subjects.len().into());
             summary.insert("rois".into(), d.rois().into());
             summary.insert("source".into(), data.source.clone().into());
-            summary.extend(self.tree.summary(&self.params, &data));
+            summary.extend(self.tree.summary(params, &data));
         } else {
             notes.push("no data loaded".to_owned());
         }
@@ -428,45 +404,22 @@ impl Panel for NeuroTreePanel {
         serde_json::Value::Object(summary)
     }
 
-    fn sweep_support(&self) -> SweepSupport {
-        sweeps::support(&self.params, self.data.loaded())
+    fn sweep_outputs() -> Vec<SweepOutput> {
+        sweeps::outputs()
     }
 
-    fn run_headless(&mut self, progress: &Progress, cancel: &CancelToken) -> anyhow::Result<()> {
-        if self.headless.data || self.data.loaded().is_none() {
-            self.data
-                .load_blocking(&self.params, self.project_dir.as_deref(), progress, cancel)?;
-        }
-        if self.headless.model {
-            let data = self
-                .data
-                .loaded()
-                .ok_or_else(|| anyhow::anyhow!("no subjects to train on"))?;
-            self.model
-                .run_blocking(&self.params, &data, &progress.slice(0.05, 1.0), cancel)?;
-            self.sync_trained_trees();
-        }
-        progress.set(1.0, "done");
-        Ok(())
+    fn evaluate(
+        params: &NeuroTreePanelParams,
+        outputs: &[String],
+        seed: u64,
+        cx: &SweepCx<'_>,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        sweeps::evaluate(params, outputs, seed, cx, progress, cancel)
     }
 
-    fn undo(&mut self) -> bool {
-        self.history.undo_into(&mut self.params)
-    }
-
-    fn redo(&mut self) -> bool {
-        self.history.redo_into(&mut self.params)
-    }
-}
-
-/// The engine name and version recorded in figure provenance.
-const ENGINE: (&str, &str) = ("benchtop-neurotree", env!("CARGO_PKG_VERSION"));
-
-impl benchtop_kit::panel::PanelType for NeuroTreePanel {
-    type State = NeuroTreeState;
-    const KIND: PanelKind = KIND;
-
-    fn restore(state: NeuroTreeState, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
-        Self::restore(state, sidecar)
+    fn sweep_fingerprint(params: &NeuroTreePanelParams) -> String {
+        sweeps::fingerprint(params)
     }
 }

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_neurotree::cohort::Group;
 use benchtop_neurotree::model::Architecture;
 use benchtop_neurotree::pipeline::{NeuroTreeParams, RunEvent, run};
@@ -14,19 +13,20 @@ use benchtop_neurotree::train::EpochStats;
 use super::explore::Pick;
 use super::figures::{chance_line, level_color};
 use super::tree_tab::{GroupBases, TreeBase};
-use super::{DataParams, ENGINE, LoadedData, NeuroTreePanelParams};
+use super::{DataParams, ENGINE, LoadedData, NeuroTreeModel, NeuroTreePanelParams};
 use benchtop_kit::figure::{
     Figure, FigureViewState, Line, Marker, Rgba, Scale, Scatter, Subplot, show_figure,
 };
-use benchtop_kit::jobs::{Job, JobOutcome};
-use benchtop_kit::panel::{DataTable, PanelContext, PanelFigure, ParamIssue};
-use benchtop_kit::widgets::{job_progress, labelled};
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::{DataTable, PanelFigure, ParamIssue, Recipe, issues_of};
+use benchtop_kit::task::{Live, Task};
+use benchtop_kit::widgets::{controls_and_view, job_progress, labelled};
 
 /// The method the panel reports first.
 pub(super) const AGE_GCN: &str = "AGE-GCN";
 
-/// What a run was made from.
-type RunInputs = (NeuroTreeParams, DataParams);
+/// What a run was made from: the run settings and the subjects' parameters.
+pub(super) type RunKey = (NeuroTreeParams, DataParams);
 
 /// One epoch streamed from a run: method, fold, statistics.
 type EpochUpdate = (String, usize, EpochStats);
@@ -40,315 +40,185 @@ pub(super) enum Update {
     Epoch(EpochUpdate),
 }
 
+/// What a run has streamed so far: its current stage and every epoch.
 #[derive(Default)]
-pub(super) struct ModelTab {
-    job: Option<Job<Update, NeuroTreeResult>>,
-    current: Option<RunInputs>,
-    /// Epochs streamed by the running (or last) run.
-    live: Vec<EpochUpdate>,
+pub(super) struct Training {
     stage: String,
-    result: Option<NeuroTreeResult>,
-    error: Option<String>,
+    epochs: Vec<EpochUpdate>,
+}
+
+impl Live for Training {
+    type Update = Update;
+
+    fn apply(&mut self, update: Update) {
+        match update {
+            Update::Stage(stage) => self.stage = stage,
+            Update::Epoch(epoch) => self.epochs.push(epoch),
+        }
+    }
+}
+
+/// The cross-validated run of AGE-GCN and its baselines.
+pub(super) struct ModelTab {
+    pub(super) task: Task<RunKey, Training, NeuroTreeResult>,
     curves: FigureViewState,
     plots: FigureViewState,
 }
 
-/// The problems of the run settings, keyed by section.
-pub(super) fn run_issues(run: &NeuroTreeParams) -> Vec<ParamIssue> {
-    ParamIssue::from_result("params.run", run.validate())
-        .into_iter()
-        .collect()
+impl Default for ModelTab {
+    fn default() -> Self {
+        Self {
+            task: Task::new("neurotree: cross-validation"),
+            curves: FigureViewState::default(),
+            plots: FigureViewState::default(),
+        }
+    }
 }
 
-fn inputs(params: &NeuroTreePanelParams) -> RunInputs {
+/// The problems of the run settings, keyed by section.
+fn run_issues(run: &NeuroTreeParams) -> Vec<ParamIssue> {
+    issues_of([("params.run", run.validate())])
+}
+
+pub(super) fn key(params: &NeuroTreePanelParams) -> RunKey {
     (params.run.clone(), params.data.clone())
 }
 
 impl ModelTab {
-    pub(super) fn is_busy(&self) -> bool {
-        self.job.is_some()
-    }
-
     pub(super) fn result(&self) -> Option<&NeuroTreeResult> {
-        self.result.as_ref()
+        self.task.result()
     }
 
-    pub(super) fn set_result(&mut self, result: Option<NeuroTreeResult>) {
-        self.result = result;
+    /// Shows a saved result, made from `params`.
+    pub(super) fn restore(&mut self, result: NeuroTreeResult, params: &NeuroTreePanelParams) {
+        self.task.set_result(key(params), result);
     }
 
-    pub(super) fn mark_current(&mut self, params: &NeuroTreePanelParams) {
-        if self.result.is_some() {
-            self.current = Some(inputs(params));
-        }
-    }
-
-    fn start(
-        &mut self,
-        params: &NeuroTreePanelParams,
-        data: Arc<LoadedData>,
-        context: &PanelContext<'_>,
-        ctx: &egui::Context,
-    ) {
-        self.job = None;
-        self.current = Some(inputs(params));
-        if let Err(error) = params.run.validate() {
-            self.error = Some(error.to_string());
+    /// Trains and evaluates the models on `data` (refused without subjects).
+    pub(super) fn start(&mut self, cx: &mut Cx<'_, NeuroTreeModel>, data: Option<Arc<LoadedData>>) {
+        let Some(data) = data else {
+            self.task
+                .refuse(&cx.runner, key(cx.params), "no subjects to train on");
             return;
-        }
-        self.error = None;
-        self.live.clear();
-        self.result = None;
-        let run_params = params.run.clone();
-        let spawned = Job::spawn(
-            "neurotree: cross-validation",
-            context.jobs,
-            Some(ctx.clone()),
-            move |job| {
-                run(
-                    &data.dataset,
-                    &run_params,
-                    &job.progress,
-                    &job.cancel,
-                    &mut |event| job.send(to_update(event)),
-                )
-            },
-        );
-        match spawned {
-            Ok(job) => self.job = Some(job),
-            Err(error) => self.error = Some(error.to_string()),
-        }
-    }
-
-    /// Collects streamed epochs and the result; true when a new result arrived.
-    pub(super) fn poll(&mut self) -> bool {
-        let Some(job) = &mut self.job else {
-            return false;
         };
-        let mut updates = job.drain_updates();
-        let outcome = job.try_finish();
-        if outcome.is_some() {
-            updates.extend(job.drain_updates());
-        }
-        for update in updates {
-            match update {
-                Update::Stage(stage) => self.stage = stage,
-                Update::Epoch(epoch) => self.live.push(epoch),
-            }
-        }
-        let Some(outcome) = outcome else {
-            return false;
-        };
-        self.job = None;
-        match outcome {
-            JobOutcome::Finished(result) => {
-                self.result = Some(result);
-                true
-            }
-            JobOutcome::Cancelled => false,
-            JobOutcome::Failed(message) => {
-                self.error = Some(message);
-                false
-            }
-        }
-    }
-
-    /// Runs on the calling thread (headless runs and sweeps).
-    pub(super) fn run_blocking(
-        &mut self,
-        params: &NeuroTreePanelParams,
-        data: &LoadedData,
-        progress: &Progress,
-        cancel: &CancelToken,
-    ) -> Result<(), ComputeError> {
-        let result = run(&data.dataset, &params.run, progress, cancel, &mut |_| {})?;
-        self.result = Some(result);
-        self.current = Some(inputs(params));
-        Ok(())
+        let run_params = cx.params.run.clone();
+        self.task.clear();
+        self.task.start(&cx.runner, key(cx.params), move |job| {
+            run(
+                &data.dataset,
+                &run_params,
+                &job.progress,
+                &job.cancel,
+                &mut |event| job.send(to_update(event)),
+            )
+        });
     }
 
     pub(super) fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut NeuroTreePanelParams,
+        cx: &mut Cx<'_, NeuroTreeModel>,
         data: Option<&Arc<LoadedData>>,
-        context: &PanelContext<'_>,
     ) {
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(320.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("neurotree model controls")
-                    .show(ui, |ui| self.controls_ui(ui, params, data, context));
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                if let Some(result) = &self.result {
-                    cv_table(ui, result);
-                    let figure = results_figure(result);
-                    show_figure(ui, &figure, &mut self.plots);
-                } else if self.live.is_empty() {
-                    ui.label(
-                        "Run the cross-validation to see the training curves, the CV table, ROC \
-                         curves, brain age and the k-hop norms here.",
-                    );
-                } else {
-                    let figure = curves_figure(&self.live);
-                    show_figure(ui, &figure, &mut self.curves);
-                }
-            });
-        });
+        controls_and_view(
+            ui,
+            "neurotree model controls",
+            320.0,
+            &mut (self, cx),
+            |(tab, cx), ui| tab.controls_ui(ui, cx, data),
+            |(tab, _), ui| tab.view_ui(ui),
+        );
+    }
+
+    fn view_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(result) = self.task.result() {
+            cv_table(ui, result);
+            let figure = results_figure(result);
+            show_figure(ui, &figure, &mut self.plots);
+        } else if self.task.live().epochs.is_empty() {
+            ui.label(
+                "Run the cross-validation to see the training curves, the CV table, ROC \
+                 curves, brain age and the k-hop norms here.",
+            );
+        } else {
+            let figure = curves_figure(&self.task.live().epochs);
+            show_figure(ui, &figure, &mut self.curves);
+        }
     }
 
     fn controls_ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut NeuroTreePanelParams,
+        cx: &mut Cx<'_, NeuroTreeModel>,
         data: Option<&Arc<LoadedData>>,
-        context: &PanelContext<'_>,
     ) {
-        let r = &mut params.run;
         ui.strong("Model");
+        let model = &mut cx.params.run.model;
         ui.horizontal(|ui| {
             ui.label("Architecture");
             ui.selectable_value(
-                &mut r.model.architecture,
+                &mut model.architecture,
                 Architecture::AgeGcn,
                 "Age-aware (AGE-GCN)",
             );
-            ui.selectable_value(
-                &mut r.model.architecture,
-                Architecture::PlainGcn,
-                "Plain GCN",
-            );
+            ui.selectable_value(&mut model.architecture, Architecture::PlainGcn, "Plain GCN");
         });
-        labelled(
+        cx.params(
             ui,
-            "Hidden size",
-            egui::DragValue::new(&mut r.model.hidden).range(1..=1024),
+            &[
+                "model.hidden",
+                "run.model.head_hidden",
+                "run.model.dropout",
+                "run.model.cmfc_weight",
+                "run.model.cmfc_temperature",
+            ],
         );
-        labelled(
-            ui,
-            "Head hidden size",
-            egui::DragValue::new(&mut r.model.head_hidden).range(1..=1024),
-        );
-        labelled(
-            ui,
-            "Dropout",
-            egui::DragValue::new(&mut r.model.dropout)
-                .speed(0.01)
-                .range(0.0..=0.95),
-        );
-        labelled(
-            ui,
-            "CMFC weight",
-            egui::DragValue::new(&mut r.model.cmfc_weight)
-                .speed(0.01)
-                .range(0.0..=100.0),
-        );
-        labelled(
-            ui,
-            "CMFC temperature",
-            egui::DragValue::new(&mut r.model.cmfc_temperature)
-                .speed(0.001)
-                .range(0.001..=10.0),
-        );
-        ui.checkbox(&mut r.model.use_age, "Scale features by age");
+        ui.checkbox(&mut cx.params.run.model.use_age, "Scale features by age");
         ui.strong("Training");
-        labelled(
+        cx.params(
             ui,
-            "Epochs",
-            egui::DragValue::new(&mut r.train.epochs).range(1..=10_000),
+            &[
+                "train.epochs",
+                "run.train.batch_size",
+                "train.learning_rate",
+                "run.train.weight_decay",
+                "run.folds",
+                "run.features.windows",
+            ],
         );
-        labelled(
-            ui,
-            "Batch size",
-            egui::DragValue::new(&mut r.train.batch_size).range(1..=1024),
-        );
-        labelled(
-            ui,
-            "Learning rate",
-            egui::DragValue::new(&mut r.train.learning_rate)
-                .speed(1e-4)
-                .range(1e-6..=1.0),
-        );
-        labelled(
-            ui,
-            "Weight decay",
-            egui::DragValue::new(&mut r.train.weight_decay)
-                .speed(1e-6)
-                .range(0.0..=1.0),
-        );
-        labelled(
-            ui,
-            "Folds",
-            egui::DragValue::new(&mut r.folds).range(2..=20),
-        );
-        labelled(
-            ui,
-            "Time windows",
-            egui::DragValue::new(&mut r.features.windows).range(1..=16),
-        );
+        let r = &mut cx.params.run;
         ui.checkbox(
             &mut r.baselines,
             "Baselines (plain GCN, logistic regression)",
         );
         ui.checkbox(&mut r.brain_age, "Brain age (a regression model per fold)");
-        labelled(ui, "Run seed", egui::DragValue::new(&mut r.seed));
+        cx.param(ui, "run.seed");
         ui.strong("k-hop norms");
-        let mut lambdas = r
-            .khop
-            .lambdas
-            .iter()
-            .map(f64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        if labelled(ui, "λ values", egui::TextEdit::singleline(&mut lambdas)).changed() {
-            let parsed: Result<Vec<f64>, _> = lambdas
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::parse::<f64>)
-                .collect();
-            if let Ok(values) = parsed {
-                r.khop.lambdas = values;
-            }
-        }
-        labelled(
-            ui,
-            "Largest k",
-            egui::DragValue::new(&mut r.khop.k_max).range(1..=500),
-        );
-        let issues = run_issues(&params.run);
+        lambdas_field(ui, &mut cx.params.run.khop.lambdas);
+        cx.param(ui, "run.khop.k_max");
+        let issues = run_issues(&cx.params.run);
         for issue in &issues {
             ui.colored_label(
                 ui.visuals().error_fg_color,
                 format!("{}: {}", issue.key, issue.message),
             );
         }
-        if let Some(job) = &self.job {
-            ui.label(self.stage.as_str());
-            if job_progress(ui, job.info(), "Stop") {
-                job.cancel();
+        if let Some(info) = self.task.info() {
+            ui.label(self.task.live().stage.as_str());
+            if job_progress(ui, info, "Stop") {
+                self.task.stop();
             }
         } else {
             let ready = data.is_some() && issues.is_empty();
-            if ui.add_enabled(ready, egui::Button::new("Run")).clicked()
-                && let Some(data) = data
-            {
-                self.start(params, Arc::clone(data), context, ui.ctx());
+            if ui.add_enabled(ready, egui::Button::new("Run")).clicked() {
+                self.start(cx, data.cloned());
             }
             if data.is_none() {
                 ui.label("Generate or load subjects in the Data tab first.");
             }
         }
-        if self.result.is_some() && self.current.as_ref() != Some(&inputs(params)) {
-            ui.label("The data or settings changed since this run.");
-        }
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
-        if let Some(result) = &self.result {
+        self.task.status(ui, &key(cx.params));
+        if let Some(result) = self.task.result() {
             for note in &result.notes {
                 ui.label(note.as_str());
             }
@@ -356,39 +226,30 @@ impl ModelTab {
     }
 
     pub(super) fn figures(&self, params: &NeuroTreePanelParams) -> Vec<PanelFigure> {
-        let value = serde_json::to_value(&params.run).unwrap_or_default();
-        let mut figures = Vec::new();
-        if let Some(result) = &self.result {
-            figures.push(PanelFigure {
-                name: "neurotree-model".into(),
-                figure: results_figure(result),
-                params: value,
-                seed: Some(params.run.seed),
-                engine: ENGINE,
-            });
-        }
-        figures
+        let recipe = Recipe::new(ENGINE, &params.run, Some(params.run.seed));
+        self.task
+            .result()
+            .map(|result| recipe.figure("neurotree-model", results_figure(result)))
+            .into_iter()
+            .collect()
     }
 
     pub(super) fn tables(&self) -> Vec<DataTable> {
-        let Some(result) = &self.result else {
+        let Some(result) = self.task.result() else {
             return Vec::new();
         };
         let mut tables = vec![metrics_table(result)];
         if let Some(age) = &result.brain_age {
-            tables.push(DataTable {
-                name: "neurotree-brain-age".into(),
-                columns: ["chronological_years", "predicted_years", "patient"]
-                    .map(String::from)
-                    .to_vec(),
-                rows: age
-                    .chronological_years
+            tables.push(DataTable::new(
+                "neurotree-brain-age",
+                &["chronological_years", "predicted_years", "patient"],
+                age.chronological_years
                     .iter()
                     .zip(&age.predicted_years)
                     .zip(&age.group)
                     .map(|((c, p), g)| vec![*c, *p, f64::from(u8::from(*g == Group::Patient))])
                     .collect(),
-            });
+            ));
         }
         tables
     }
@@ -396,7 +257,7 @@ impl ModelTab {
     /// Per method metrics, brain-age slopes and notes for summary.json.
     pub(super) fn summary(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut out = serde_json::Map::new();
-        let Some(result) = &self.result else {
+        let Some(result) = self.task.result() else {
             return out;
         };
         let mut methods = serde_json::Map::new();
@@ -636,9 +497,27 @@ fn cv_table(ui: &mut egui::Ui, result: &NeuroTreeResult) {
 /// The CV metrics as a table: one row per method (index in the result) with means and sds.
 fn metrics_table(result: &NeuroTreeResult) -> DataTable {
     #[allow(clippy::cast_precision_loss)]
-    DataTable {
-        name: "neurotree-metrics".into(),
-        columns: [
+    let rows = result
+        .evaluations
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            vec![
+                i as f64,
+                e.mean.auc,
+                e.std.auc,
+                e.mean.accuracy,
+                e.std.accuracy,
+                e.mean.precision,
+                e.std.precision,
+                e.mean.recall,
+                e.std.recall,
+            ]
+        })
+        .collect();
+    DataTable::new(
+        "neurotree-metrics",
+        &[
             "method_index",
             "auc_mean",
             "auc_std",
@@ -648,26 +527,27 @@ fn metrics_table(result: &NeuroTreeResult) -> DataTable {
             "precision_std",
             "recall_mean",
             "recall_std",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: result
-            .evaluations
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                vec![
-                    i as f64,
-                    e.mean.auc,
-                    e.std.auc,
-                    e.mean.accuracy,
-                    e.std.accuracy,
-                    e.mean.precision,
-                    e.std.precision,
-                    e.mean.recall,
-                    e.std.recall,
-                ]
-            })
-            .collect(),
+        ],
+        rows,
+    )
+}
+
+/// The comma-separated k-hop λ values; the list changes only when the text parses.
+fn lambdas_field(ui: &mut egui::Ui, lambdas: &mut Vec<f64>) {
+    let mut text = lambdas
+        .iter()
+        .map(f64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if labelled(ui, "λ values", egui::TextEdit::singleline(&mut text)).changed() {
+        let parsed: Result<Vec<f64>, _> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::parse::<f64>)
+            .collect();
+        if let Ok(values) = parsed {
+            *lambdas = values;
+        }
     }
 }

@@ -17,10 +17,11 @@ use super::explore::{ExploredTree, Pick, explore, mean_pearson};
 use super::figures::{level_color, membership_subplot, network_color, tree_subplot};
 use super::layout::{Positions, fit_unit_disc, force_directed, radial};
 use super::views::tree_view;
-use super::{ENGINE, LoadedData, NeuroTreePanelParams, NeuroTreeView, TreeLayout};
+use super::{ENGINE, LoadedData, NeuroTreeModel, NeuroTreePanelParams, NeuroTreeView, TreeLayout};
 use benchtop_kit::figure::{Figure, FigureViewState, show_figure};
-use benchtop_kit::panel::{DataTable, PanelFigure};
-use benchtop_kit::widgets::labelled;
+use benchtop_kit::host::Cx;
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe};
+use benchtop_kit::widgets::controls_and_view;
 
 /// Checks the trunk settings.
 pub(super) fn validate_trunk(trunk: &TrunkParams) -> Result<(), ComputeError> {
@@ -41,7 +42,7 @@ pub(super) fn validate_trunk(trunk: &TrunkParams) -> Result<(), ComputeError> {
 
 /// A connectivity matrix and its brain tree (before trunks), with optional model node scores.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct TreeBase {
+pub struct TreeBase {
     /// The mean correlation it was built from.
     pub fc: Matrix,
     /// The MST on 1 − |r|.
@@ -68,7 +69,7 @@ impl TreeBase {
 }
 
 /// The groups a dataset has means for: all subjects, then controls and patients when both exist.
-pub(super) fn group_picks(dataset: &Dataset) -> Vec<Pick> {
+pub fn group_picks(dataset: &Dataset) -> Vec<Pick> {
     let mut picks = vec![Pick::AllSubjects];
     if dataset.count(Group::Control) > 0 && dataset.count(Group::Patient) > 0 {
         picks.extend([Pick::Group(Group::Control), Pick::Group(Group::Patient)]);
@@ -78,7 +79,7 @@ pub(super) fn group_picks(dataset: &Dataset) -> Vec<Pick> {
 
 /// The tree of `pick` computed from the data: the MST on 1 − r̄ of the mean signed correlation,
 /// FC strength from |r̄| (as the engine's run builds its group trees).
-pub(super) fn tree_base(dataset: &Dataset, pick: Pick) -> Result<TreeBase, ComputeError> {
+pub fn tree_base(dataset: &Dataset, pick: Pick) -> Result<TreeBase, ComputeError> {
     TreeBase::of_fc(mean_pearson(dataset, &pick.members(dataset))?)
 }
 
@@ -151,6 +152,13 @@ impl TreeTab {
         self.shown = None;
     }
 
+    /// Forgets the trees computed from the previous subjects (new ones just arrived).
+    pub(super) fn forget_data(&mut self) {
+        self.groups = None;
+        self.subject = None;
+        self.shown = None;
+    }
+
     /// The group-mean trees of `data`, computed on first use.
     fn groups(&mut self, data: &Arc<LoadedData>) -> Result<Arc<GroupBases>, ComputeError> {
         if let Some(trained) = &self.trained {
@@ -220,73 +228,78 @@ impl TreeTab {
     pub(super) fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut NeuroTreePanelParams,
-        view: &mut NeuroTreeView,
+        cx: &mut Cx<'_, NeuroTreeModel>,
         data: Option<&Arc<LoadedData>>,
     ) {
         let Some(data) = data else {
             ui.label("Generate or load subjects in the Data tab first.");
             return;
         };
-        ui.horizontal_top(|ui| {
-            ui.vertical(|ui| {
-                ui.set_width(300.0);
-                egui::ScrollArea::vertical()
-                    .id_salt("neurotree tree controls")
-                    .show(ui, |ui| self.controls_ui(ui, params, view, data));
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                self.error = self
-                    .update(data, params.run.trunk, view)
-                    .err()
-                    .map(|e| e.to_string());
-                if let Some(error) = &self.error {
-                    ui.colored_label(ui.visuals().error_fg_color, error);
-                }
-                let Some(shown) = &self.shown else {
-                    return;
-                };
-                ui.strong(format!(
-                    "Brain tree: {} ({} trunks over {} levels)",
-                    view.pick.label(&data.dataset),
-                    shown.explored.trunks.trunks.len(),
-                    params.run.trunk.levels
-                ));
-                ui.label(if shown.explored.scores == shown.explored.strength {
-                    "Node scores: FC strength (computed from the data)."
-                } else {
-                    "Node scores: the trained AGE-GCN's, averaged over the group."
-                });
-                let height = ui.available_height();
-                ui.horizontal_top(|ui| {
-                    ui.set_height(height * 0.62);
-                    tree_view(
-                        ui,
-                        &shown.explored,
-                        &shown.positions,
-                        &data.dataset,
-                        &view.hidden_levels,
-                    );
-                    ui.vertical(|ui| legend_ui(ui, &data.dataset, params.run.trunk.levels));
-                });
-                match self.membership_figure(&data.dataset, params.run.trunk) {
-                    Ok(figure) => show_figure(ui, &figure, &mut self.bars),
-                    Err(error) => {
-                        ui.colored_label(ui.visuals().error_fg_color, error.to_string());
-                    }
-                }
-            });
+        controls_and_view(
+            ui,
+            "neurotree tree controls",
+            300.0,
+            &mut (self, cx),
+            |(tab, cx), ui| tab.controls_ui(ui, cx, data),
+            |(tab, cx), ui| tab.view_ui(ui, cx.params, cx.view, data),
+        );
+    }
+
+    fn view_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        params: &NeuroTreePanelParams,
+        view: &NeuroTreeView,
+        data: &Arc<LoadedData>,
+    ) {
+        self.error = self
+            .update(data, params.run.trunk, view)
+            .err()
+            .map(|e| e.to_string());
+        if let Some(error) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, error);
+        }
+        let Some(shown) = &self.shown else {
+            return;
+        };
+        ui.strong(format!(
+            "Brain tree: {} ({} trunks over {} levels)",
+            view.pick.label(&data.dataset),
+            shown.explored.trunks.trunks.len(),
+            params.run.trunk.levels
+        ));
+        ui.label(if shown.explored.scores == shown.explored.strength {
+            "Node scores: FC strength (computed from the data)."
+        } else {
+            "Node scores: the trained AGE-GCN's, averaged over the group."
         });
+        let height = ui.available_height();
+        ui.horizontal_top(|ui| {
+            ui.set_height(height * 0.62);
+            tree_view(
+                ui,
+                &shown.explored,
+                &shown.positions,
+                &data.dataset,
+                &view.hidden_levels,
+            );
+            ui.vertical(|ui| legend_ui(ui, &data.dataset, params.run.trunk.levels));
+        });
+        match self.membership_figure(&data.dataset, params.run.trunk) {
+            Ok(figure) => show_figure(ui, &figure, &mut self.bars),
+            Err(error) => {
+                ui.colored_label(ui.visuals().error_fg_color, error.to_string());
+            }
+        }
     }
 
     fn controls_ui(
         &mut self,
         ui: &mut egui::Ui,
-        params: &mut NeuroTreePanelParams,
-        view: &mut NeuroTreeView,
+        cx: &mut Cx<'_, NeuroTreeModel>,
         data: &Arc<LoadedData>,
     ) {
+        let view = &mut *cx.view;
         ui.strong("Tree");
         pick_ui(ui, &data.dataset, &mut view.pick);
         ui.horizontal(|ui| {
@@ -299,29 +312,16 @@ impl TreeTab {
             );
         });
         ui.strong("Trunks");
-        let t = &mut params.run.trunk;
-        labelled(
+        cx.params(
             ui,
-            "Levels",
-            egui::DragValue::new(&mut t.levels).range(1..=10),
+            &["run.trunk.levels", "trunk.alpha", "trunk.max_path_order"],
         );
-        labelled(
-            ui,
-            "α (node score against GPC)",
-            egui::DragValue::new(&mut t.alpha)
-                .speed(0.01)
-                .range(0.0..=1.0),
-        );
-        labelled(
-            ui,
-            "S (longest path counted)",
-            egui::DragValue::new(&mut t.max_path_order).range(1..=10),
-        );
-        if let Err(error) = validate_trunk(t) {
+        if let Err(error) = validate_trunk(&cx.params.run.trunk) {
             ui.colored_label(ui.visuals().error_fg_color, format!("trunk.{error}"));
         }
+        let view = &mut *cx.view;
         ui.label("Show trunk levels:");
-        for level in 1..=params.run.trunk.levels {
+        for level in 1..=cx.params.run.trunk.levels {
             let mut shown = !view.hidden_levels.contains(&level);
             if ui.checkbox(&mut shown, format!("Level {level}")).changed() {
                 view.hidden_levels.retain(|&l| l != level);
@@ -419,58 +419,46 @@ impl TreeTab {
         data: &LoadedData,
     ) -> Vec<PanelFigure> {
         let mut figures = Vec::new();
-        let figure_params = serde_json::to_value(params).unwrap_or_default();
         let seed =
             (params.data.source == super::DataSource::Synthetic).then_some(params.data.cohort.seed);
+        let recipe = Recipe::new(ENGINE, params, seed);
         if let Ok((explored, positions)) = self.picked(data, params.run.trunk, view) {
             let title = format!("Brain tree: {}", view.pick.label(&data.dataset));
-            figures.push(PanelFigure {
-                name: "neurotree-tree".into(),
-                figure: Figure::new(title.clone())
-                    .size_in(8.0, 8.0)
-                    .subplot(tree_subplot(
-                        "",
-                        &explored,
-                        &positions,
-                        &data.dataset,
-                        &view.hidden_levels,
-                        view.trunk_labels,
-                    )),
-                params: figure_params.clone(),
-                seed,
-                engine: ENGINE,
-            });
+            figures.push(recipe.figure(
+                "neurotree-tree",
+                Figure::new(title).size_in(8.0, 8.0).subplot(tree_subplot(
+                    "",
+                    &explored,
+                    &positions,
+                    &data.dataset,
+                    &view.hidden_levels,
+                    view.trunk_labels,
+                )),
+            ));
         }
         if let Ok(bases) = self.bases(data)
             && let Ok(figure) = membership_figure(&data.dataset, &bases, params.run.trunk)
         {
-            figures.push(PanelFigure {
-                name: "neurotree-trunk-membership".into(),
-                figure,
-                params: figure_params,
-                seed,
-                engine: ENGINE,
-            });
+            figures.push(recipe.figure("neurotree-trunk-membership", figure));
         }
         figures
     }
 
+    /// The picked tree's edges and trunks under `trunk`.
     pub(super) fn tables(
         &self,
-        params: &NeuroTreePanelParams,
+        trunk: TrunkParams,
         view: &NeuroTreeView,
         data: &LoadedData,
     ) -> Vec<DataTable> {
-        let Ok((explored, _)) = self.picked(data, params.run.trunk, view) else {
+        let Ok((explored, _)) = self.picked(data, trunk, view) else {
             return Vec::new();
         };
         #[allow(clippy::cast_precision_loss)]
-        let edges = DataTable {
-            name: "neurotree-tree-edges".into(),
-            columns: ["roi_a", "roi_b", "distance", "trunk_level"]
-                .map(String::from)
-                .to_vec(),
-            rows: explored
+        let edges = DataTable::new(
+            "neurotree-tree-edges",
+            &["roi_a", "roi_b", "distance", "trunk_level"],
+            explored
                 .tree
                 .edges
                 .iter()
@@ -484,14 +472,12 @@ impl TreeTab {
                     ]
                 })
                 .collect(),
-        };
+        );
         #[allow(clippy::cast_precision_loss)]
-        let trunks = DataTable {
-            name: "neurotree-trunks".into(),
-            columns: ["level", "position", "roi", "network", "score"]
-                .map(String::from)
-                .to_vec(),
-            rows: explored
+        let trunks = DataTable::new(
+            "neurotree-trunks",
+            &["level", "position", "roi", "network", "score"],
+            explored
                 .trunks
                 .trunks
                 .iter()
@@ -507,7 +493,7 @@ impl TreeTab {
                     })
                 })
                 .collect(),
-        };
+        );
         vec![edges, trunks]
     }
 
@@ -605,53 +591,4 @@ fn legend_ui(ui: &mut egui::Ui, dataset: &Dataset, levels: usize) {
         );
     }
     ui.label("Hover a node for its ROI.");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use benchtop_compute::{CancelToken, Progress};
-    use benchtop_neurotree::cohort::{CohortParams, generate_cohort};
-    use benchtop_neurotree::pipeline::{NeuroTreeParams, run};
-
-    #[test]
-    fn trees_computed_here_match_the_engine_run() {
-        // One group only: the run trains nothing and scores nodes by FC strength.
-        let cohort = generate_cohort(&CohortParams {
-            subjects: 6,
-            rois: 14,
-            time_points: 60,
-            patient_fraction: 0.0,
-            ..CohortParams::default()
-        })
-        .unwrap();
-        let dataset = Dataset::from_cohort(&cohort);
-        let params = NeuroTreeParams::default();
-        let result = run(
-            &dataset,
-            &params,
-            &Progress::new(),
-            &CancelToken::new(),
-            &mut |_| {},
-        )
-        .unwrap();
-        assert!(!result.scores_from_model);
-        let engine = &result.group_trees[0];
-        assert_eq!(engine.group, None);
-        let here = tree_base(&dataset, Pick::AllSubjects)
-            .unwrap()
-            .explore(params.trunk)
-            .unwrap();
-        // The same edges (the weights agree to rounding: the means are summed in another order).
-        let ends = |t: &SpanningTree| t.edges.iter().map(|e| (e.a, e.b)).collect::<Vec<_>>();
-        assert_eq!(ends(&here.tree), ends(&engine.tree));
-        let paths = |t: &benchtop_neurotree::trunk::Trunks| {
-            t.trunks
-                .iter()
-                .map(|t| (t.level, t.nodes.clone()))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(paths(&here.trunks), paths(&engine.trunks));
-        assert_eq!(group_picks(&dataset), vec![Pick::AllSubjects]);
-    }
 }

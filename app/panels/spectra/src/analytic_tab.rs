@@ -206,10 +206,10 @@ impl AnalyticTab {
         ui.separator();
         ui.strong("Truth");
         cx.param(ui, "analytic.lmax");
-        if super::params::slope(cx.params).is_finite() {
-            if let Some(slope) = cx.declared.get("analytic.slope") {
-                slope.ui_within(ui, cx.params, 0.0, 5.0);
-            }
+        if super::params::slope(cx.params).is_finite()
+            && let Some(slope) = cx.declared.get("analytic.slope")
+        {
+            slope.ui_within(ui, cx.params, 0.0, 5.0);
         }
         cx.params(ui, &["analytic_seed"]);
         ui.separator();

@@ -21,12 +21,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
 use benchtop_kit::params::Param;
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::{ReferenceCurve, SweepOutput};
-use benchtop_kit::task::TaskHandle;
+use benchtop_kit::tasks;
 use benchtop_spectra::data::{GridChoice, LoadOptions};
 use benchtop_spectra::experiments::AnalyticParams;
 use benchtop_spectra::forecast::ForecastParams;
@@ -271,28 +271,14 @@ impl PanelModel for SpectraModel {
     }
 
     fn headless(&self, flags: &HeadlessTasks) -> Vec<(SpectraTask, f64)> {
-        [
+        wanted([
             (flags.data, SpectraTask::Load),
             (flags.analytic, SpectraTask::Fit),
             (flags.learned, SpectraTask::Train),
-        ]
-        .into_iter()
-        .filter(|(wanted, _)| *wanted)
-        .map(|(_, task)| (task, 1.0))
-        .collect()
+        ])
     }
 
-    fn tasks(&self) -> Vec<&dyn TaskHandle> {
-        vec![&self.data.task, &self.analytic.task, &self.learned.task]
-    }
-
-    fn tasks_mut(&mut self) -> Vec<&mut dyn TaskHandle> {
-        vec![
-            &mut self.data.task,
-            &mut self.analytic.task,
-            &mut self.learned.task,
-        ]
-    }
+    tasks!(data.task, analytic.task, learned.task);
 
     fn validate(params: &SpectraParams) -> Vec<ParamIssue> {
         issues_of([
@@ -308,7 +294,7 @@ impl PanelModel for SpectraModel {
         figures
     }
 
-    fn tables(&self) -> Vec<DataTable> {
+    fn tables(&self, _params: &SpectraParams, _view: &SpectraView) -> Vec<DataTable> {
         let mut tables = self.data.tables();
         tables.extend(self.analytic.tables());
         tables.extend(self.learned.tables());

@@ -87,11 +87,12 @@ fn spectra_panel_fits_loads_trains_saves_and_reopens() {
         "{:?}",
         harness.state().notices
     );
+    // The pane's arrays carry its id, so two spectra panels never share a file.
     for array in [
-        "spectra-field.npy",
-        "spectra-analytic-maps.npy",
-        "spectra-learned-history.npy",
-        "spectra-learned-maps.npy",
+        "1-spectra-field.npy",
+        "1-spectra-analytic-maps.npy",
+        "1-spectra-learned-history.npy",
+        "1-spectra-learned-maps.npy",
     ] {
         assert!(
             dir.path().join("spectra.data").join(array).exists(),
