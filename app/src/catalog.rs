@@ -16,7 +16,7 @@ pub type ProjectDoc = benchtop_kit::project::ProjectDoc<PanelState>;
 /// One open panel of a project document.
 pub type PanelEntry = benchtop_kit::project::PanelEntry<PanelState>;
 
-/// Generates [`PanelState`], [`catalog`], [`restore`] and [`save`] from one list of
+/// Generates [`PanelState`], [`catalog`], [`create`], [`restore`] and [`save`] from one list of
 /// `Variant => PanelType` lines.
 macro_rules! catalog {
     ($($(#[$doc:meta])* $variant:ident => $panel:ty,)*) => {
@@ -25,6 +25,17 @@ macro_rules! catalog {
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
         pub enum PanelState {
             $($(#[$doc])* $variant(<$panel as PanelType>::State),)*
+        }
+
+        /// A new panel of kind `kind` with default parameters (`None` for a kind that is not
+        /// in the catalog).
+        pub fn create(kind: &PanelKind) -> Option<Box<dyn Panel>> {
+            $(
+                if kind.id == <$panel as PanelType>::KIND.id {
+                    return Some(Box::new(<$panel as PanelType>::create()));
+                }
+            )*
+            None
         }
 
         /// Every panel kind, in catalog order.
@@ -93,7 +104,7 @@ mod tests {
     #[test]
     fn every_kind_saves_into_its_own_variant_and_restores() {
         for kind in catalog() {
-            let panel = (kind.create)();
+            let panel = create(kind).expect("every catalog kind is created");
             let state = save(panel.as_ref(), None).expect("a new panel saves");
             let restored = restore(state.clone(), None).expect("and restores");
             assert_eq!(restored.kind().id, kind.id);

@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use benchtop_kit::export::ExportBundle;
 use benchtop_kit::jobs::JobBoard;
 use benchtop_kit::panel::{Panel, PanelKind};
-use benchtop_kit::project::{Override, PaneId, ProjectError, Sidecar, sidecar_dir};
+use benchtop_kit::project::{PaneId, Preset, ProjectError, Sidecar, sidecar_dir};
 use benchtop_kit::sweep::{SweepRun, run_sweep, start_sweep_run};
 
 use crate::catalog::{self, PanelEntry, ProjectDoc};
@@ -27,8 +27,8 @@ pub struct Session {
     pub sweeps: Vec<SweepRun>,
     /// The dock layout.
     pub layout: egui_tiles::Tree<PaneId>,
-    /// Named sets of parameter values (`benchtop run --preset`).
-    pub presets: BTreeMap<String, Vec<Override>>,
+    /// Named sets of changes (`benchtop run --preset`).
+    pub presets: BTreeMap<String, Preset>,
     next_id: u64,
 }
 
@@ -146,9 +146,10 @@ impl Session {
         Ok(())
     }
 
-    /// Applies preset `name`: sets each of its parameters through the panel's declaration.
+    /// Applies preset `name`: sets each of its parameters through the panel's declaration and
+    /// replaces the sweep grids it names (their results go, being for another grid).
     pub fn apply_preset(&mut self, name: &str) -> anyhow::Result<()> {
-        let Some(overrides) = self.presets.get(name).cloned() else {
+        let Some(preset) = self.presets.get(name).cloned() else {
             let known: Vec<&str> = self.presets.keys().map(String::as_str).collect();
             anyhow::bail!(
                 "there is no preset `{name}` (the project has: {})",
@@ -159,9 +160,27 @@ impl Session {
                 }
             );
         };
-        for item in overrides {
+        for item in preset.set {
             self.set_param(item.pane, &item.key, item.value)
                 .with_context(|| format!("preset `{name}`"))?;
+        }
+        for item in preset.grids {
+            let run = self
+                .sweeps
+                .iter_mut()
+                .find(|run| run.doc.name == item.sweep)
+                .ok_or_else(|| {
+                    anyhow::anyhow!("preset `{name}`: there is no sweep `{}`", item.sweep)
+                })?;
+            let axis = run.doc.axes.get_mut(item.axis).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "preset `{name}`: sweep `{}` has no axis {}",
+                    item.sweep,
+                    item.axis
+                )
+            })?;
+            axis.grid = item.grid;
+            run.doc.results.clear();
         }
         Ok(())
     }
@@ -177,11 +196,13 @@ impl Session {
             .map_err(|message| anyhow::anyhow!("panel #{} ({}): {message}", pane.0, panel.title()))
     }
 
-    /// Opens a new panel of `kind` as a tab and returns its id.
-    pub fn add_panel(&mut self, kind: &PanelKind) -> PaneId {
+    /// Opens a new panel of `kind` as a tab and returns its id (`None` for a kind that is
+    /// not in the catalog).
+    pub fn add_panel(&mut self, kind: &PanelKind) -> Option<PaneId> {
+        let panel = catalog::create(kind)?;
         let id = PaneId(self.next_id);
         self.next_id += 1;
-        self.panels.insert(id, (kind.create)());
+        self.panels.insert(id, panel);
         let tile = self.layout.tiles.insert_pane(id);
         match self.layout.root() {
             Some(root) => {
@@ -198,7 +219,7 @@ impl Session {
         }
         self.layout
             .make_active(|_, t| matches!(t, egui_tiles::Tile::Pane(pane) if *pane == id));
-        id
+        Some(id)
     }
 
     /// Closes a panel, cancelling its jobs and dropping its sweeps.

@@ -186,12 +186,7 @@ fn run_refuses_bad_input_with_the_file_and_line() {
 
 #[test]
 fn doctor_lists_backends() {
-    let output = benchtop()
-        .args(["doctor", "--json"])
-        .output()
-        .expect("runs");
-    assert!(output.status.success());
-    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let value = common::json_output(&["doctor", "--json"], false);
     assert!(
         value["backends"]["cpu_threads"]
             .as_u64()
@@ -363,7 +358,7 @@ fn run_applies_presets_and_settings_and_refuses_bad_ones() {
                 params: (mc: (size: 64, thermalization_sweeps: 200, measurement_sweeps: 4000)),
                 headless: (monte_carlo: true, duality: false),
             )))],
-            presets: {"small": [(pane: (1), key: "mc.size", value: 16.0)]},
+            presets: {"small": (set: [(pane: (1), key: "mc.size", value: 16.0)])},
         )"#,
     )
     .expect("write");
@@ -411,16 +406,7 @@ fn run_applies_presets_and_settings_and_refuses_bad_ones() {
 /// `benchtop params` lists every kind's declared parameters from the one declaration.
 #[test]
 fn params_lists_the_declared_parameters() {
-    let output = benchtop()
-        .args(["params", "--json"])
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let value = common::json_output(&["params", "--json"], false);
     for kind in benchtop::catalog::catalog() {
         let params = value[kind.id].as_array().expect("a list per kind");
         assert!(!params.is_empty(), "{}", kind.id);

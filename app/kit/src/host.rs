@@ -21,7 +21,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::panel::{DataTable, Panel, PanelContext, PanelFigure, PanelKind, PanelType, ParamIssue};
-use crate::params::{Declared, Param};
+use crate::params::{Declare, Declared};
 use crate::project::Sidecar;
 use crate::sweep::{ReferenceCurve, SweepEvaluator, SweepOutput, SweepSupport};
 use crate::task::{Runner, TaskHandle};
@@ -113,7 +113,15 @@ impl SweepCx<'_> {
 /// calls. See ARCHITECTURE.md, "Adding a panel in an afternoon".
 pub trait PanelModel: Default + 'static {
     /// The parameters a user edits: the unit of undo and of sweeps.
-    type Params: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned + Send + Sync;
+    type Params: Declare
+        + Clone
+        + PartialEq
+        + Debug
+        + Default
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync;
     /// View settings that are saved but are not parameters (the tab shown, toggles).
     type View: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
     /// What `benchtop run` computes (usually one flag per task).
@@ -125,13 +133,10 @@ pub trait PanelModel: Default + 'static {
     /// The computations the panel starts (from buttons, from parameter changes, headless).
     type Task: Copy + Debug;
 
-    /// The catalog entry; its `create` is [`create::<Self>`](create).
+    /// The catalog entry.
     const KIND: PanelKind;
     /// The tabs in order, with their labels.
     const TABS: &'static [(Self::Tab, &'static str)];
-
-    /// Every numeric parameter, declared once.
-    fn declare() -> Vec<Param<Self::Params>>;
 
     /// The tab `view` shows.
     fn tab(view: &mut Self::View) -> &mut Self::Tab;
@@ -244,11 +249,6 @@ pub fn wanted<T>(flags: impl IntoIterator<Item = (bool, T)>) -> Vec<(T, f64)> {
         .collect()
 }
 
-/// The catalog's factory for panels of model `M` (for [`PanelKind::create`]).
-pub fn create<M: PanelModel>() -> Box<dyn Panel> {
-    Box::new(Host::<M>::new(DocOf::<M>::default()))
-}
-
 /// A panel built on model `M`.
 pub struct Host<M: PanelModel> {
     params: M::Params,
@@ -269,7 +269,7 @@ impl<M: PanelModel> Host<M> {
             params: doc.params,
             view: doc.view,
             headless: doc.headless,
-            declared: Declared::new(M::declare()),
+            declared: Declared::new(M::Params::declare()),
             project_dir: None,
             warning: None,
             model: M::default(),
@@ -504,6 +504,10 @@ impl<M: PanelModel> PanelType for Host<M> {
 
     const KIND: PanelKind = M::KIND;
 
+    fn create() -> Self {
+        Self::new(DocOf::<M>::default())
+    }
+
     fn restore(state: Self::State, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
         let results = state.results.clone();
         let mut host = Self::new(state);
@@ -566,6 +570,7 @@ impl<M: PanelModel> SweepEvaluator for Evaluator<M> {
 mod tests {
     use super::*;
     use crate::field;
+    use crate::params::Param;
     use crate::task::Task;
 
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -591,6 +596,15 @@ mod tests {
     #[serde(default)]
     struct Results {
         product: Option<u64>,
+    }
+
+    impl Declare for Params {
+        fn declare() -> Vec<Param<Self>> {
+            vec![
+                Param::new("factor", "Factor f", field!(Params, factor)).range(0.0, 100.0),
+                Param::new("seed", "Seed", field!(Params, seed)).seed(),
+            ]
+        }
     }
 
     /// A model whose one task multiplies the factor by the seed.
@@ -625,16 +639,8 @@ mod tests {
                 venue: "ICML 2025",
                 link: "",
             },
-            create: create::<Self>,
         };
         const TABS: &'static [(Tab, &'static str)] = &[(Tab::Only, "Only")];
-
-        fn declare() -> Vec<Param<Params>> {
-            vec![
-                Param::new("factor", "Factor f", field!(Params, factor)).range(0.0, 100.0),
-                Param::new("seed", "Seed", field!(Params, seed)).seed(),
-            ]
-        }
 
         fn tab(view: &mut View) -> &mut Tab {
             &mut view.tab

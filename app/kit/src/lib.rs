@@ -2,6 +2,7 @@
 //!
 //! - [`panel`]: the [`Panel`](panel::Panel) trait the shell drives, the catalog entry
 //!   ([`PanelKind`](panel::PanelKind)), figures and tables a panel exports.
+//! - [`data`]: a tab's data made or read from its parameters, kept with the project.
 //! - [`figure`]: one figure model drawn on screen (egui) and to SVG, PNG and PDF with
 //!   provenance.
 //! - [`jobs`]: background work on named threads with progress, ETA, cancel and streamed updates.
@@ -10,6 +11,7 @@
 //! - [`export`]: every figure, table and sweep of a project, and `summary.json`.
 //! - [`undo`], [`widgets`]: per-panel undo history and small shared widgets.
 
+pub mod data;
 pub mod export;
 pub mod figure;
 pub mod host;

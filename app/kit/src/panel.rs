@@ -64,7 +64,7 @@ impl Paper {
     }
 }
 
-/// A kind of panel: its catalog entry and a factory for new instances.
+/// A kind of panel: its catalog entry.
 #[derive(Clone, Copy, Debug)]
 pub struct PanelKind {
     /// Stable identifier used in project files and on the command line.
@@ -77,8 +77,6 @@ pub struct PanelKind {
     pub field: Field,
     /// The paper reproduced.
     pub paper: Paper,
-    /// A new instance with default parameters.
-    pub create: fn() -> Box<dyn Panel>,
 }
 
 /// A panel type the catalog registers: its saved state and how to rebuild a panel from it.
@@ -97,6 +95,9 @@ pub trait PanelType: Panel + Sized + 'static {
 
     /// Rebuilds a panel from its saved state; arrays are read from `sidecar` when given.
     fn restore(state: Self::State, sidecar: Option<&Sidecar>) -> anyhow::Result<Self>;
+
+    /// A new panel with default parameters and no results.
+    fn create() -> Self;
 }
 
 /// A problem with a saved parameter: the key and what is wrong.

@@ -444,6 +444,12 @@ pub fn grouped<P: 'static>(group: &'static str, params: Vec<Param<P>>) -> Vec<Pa
     params.into_iter().map(|p| p.in_group(group)).collect()
 }
 
+/// A panel's parameters type declares its numeric parameters, once.
+pub trait Declare: Sized + 'static {
+    /// Every numeric parameter, in the order widgets, sweeps and `benchtop params` list them.
+    fn declare() -> Vec<Param<Self>>;
+}
+
 /// The parameters of one panel, as declared.
 pub struct Declared<P> {
     params: Vec<Param<P>>,

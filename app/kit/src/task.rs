@@ -8,6 +8,7 @@
 //! a panel has one code path for both.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 
@@ -180,6 +181,29 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
         }
     }
 
+    /// Starts `work` on the inputs `key` and the project folder (against which relative data
+    /// paths resolve): `work` gets both, so a tab that makes or reads its data from its
+    /// parameters needs no copies of its own.
+    pub fn start_from(
+        &mut self,
+        runner: &Runner<'_>,
+        key: K,
+        project_dir: Option<&std::path::Path>,
+        work: impl FnOnce(
+            &K,
+            Option<&std::path::Path>,
+            &JobContext<L::Update>,
+        ) -> Result<R, ComputeError>
+        + Send
+        + 'static,
+    ) where
+        K: Send + 'static,
+    {
+        let inputs = key.clone();
+        let dir = project_dir.map(std::path::Path::to_path_buf);
+        self.start(runner, key, move |job| work(&inputs, dir.as_deref(), job));
+    }
+
     /// Records that the task cannot start for inputs `key` (e.g. it needs data that is not
     /// loaded); a headless runner stops with `message`.
     pub fn refuse(&mut self, runner: &Runner<'_>, key: K, message: impl Into<String>) {
@@ -326,6 +350,26 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
                 "Settings changed since this result: run again to update it.",
             );
         }
+    }
+}
+
+/// What makes or reads a tab's data from its parameters `K`, with paths relative to the
+/// project folder.
+pub type Load<K, D> =
+    fn(&K, Option<&std::path::Path>, &Progress, &CancelToken) -> Result<D, ComputeError>;
+
+impl<K: Clone + PartialEq + Send + 'static, D: Send + Sync + 'static> Task<K, (), Arc<D>> {
+    /// Starts `load` for the parameters `key` (data a tab makes or reads, shared as `Arc`).
+    pub fn start_loading(
+        &mut self,
+        runner: &Runner<'_>,
+        key: K,
+        project_dir: Option<&std::path::Path>,
+        load: Load<K, D>,
+    ) {
+        self.start_from(runner, key, project_dir, move |key, dir, job| {
+            load(key, dir, &job.progress, &job.cancel).map(Arc::new)
+        });
     }
 }
 

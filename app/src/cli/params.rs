@@ -21,7 +21,7 @@ pub fn print(kind: Option<&str>, json: bool) -> anyhow::Result<()> {
     }
     let listed: Vec<(&str, Vec<DeclaredParam>)> = kinds
         .iter()
-        .map(|k| (k.id, (k.create)().declared_params()))
+        .filter_map(|k| Some((k.id, crate::catalog::create(k)?.declared_params())))
         .collect();
     let mut out = String::new();
     if json {

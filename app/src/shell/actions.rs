@@ -183,8 +183,9 @@ impl BenchtopApp {
 
     /// Opens a new panel of the kind with identifier `kind_id`.
     pub fn open_panel(&mut self, kind_id: &str) {
-        if let Some(kind) = crate::catalog::kind_by_id(kind_id) {
-            let id = self.session.add_panel(kind);
+        if let Some(id) =
+            crate::catalog::kind_by_id(kind_id).and_then(|kind| self.session.add_panel(kind))
+        {
             self.focused = Some(id);
         }
     }

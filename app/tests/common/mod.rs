@@ -73,6 +73,22 @@ pub fn benchtop() -> std::process::Command {
     command
 }
 
+/// Runs `benchtop ARGS`, which must succeed and print exactly one JSON value (one line, or
+/// pretty-printed when `one_line` is false); returns it.
+pub fn json_output(args: &[&str], one_line: bool) -> serde_json::Value {
+    let output = benchtop().args(args).output().expect("benchtop runs");
+    assert!(
+        output.status.success(),
+        "benchtop {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    if one_line {
+        assert_eq!(stdout.trim().lines().count(), 1, "one line: {stdout}");
+    }
+    serde_json::from_str(&stdout).expect("JSON")
+}
+
 /// The rows of a CSV file as maps from column name to text.
 pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
     let mut reader = csv::Reader::from_path(path).expect("csv opens");
@@ -94,6 +110,46 @@ pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String
         .collect()
 }
 
+/// A session opened from project `text` (named `name` in errors).
+pub fn session_from(text: &str, name: impl AsRef<std::path::Path>) -> Session {
+    let doc =
+        benchtop::catalog::ProjectDoc::parse(text, name.as_ref()).expect("test project parses");
+    Session::from_doc(doc, None).expect("test project opens")
+}
+
+/// The key results of the first panel of `session`.
+pub fn first_summary(session: &Session) -> serde_json::Value {
+    session.panels.values().next().expect("panel").summary()
+}
+
+/// Saves the window's project to `path` and reopens it, checking that the document and every
+/// panel's results come back unchanged; returns the reopened session.
+pub fn save_and_reopen(
+    harness: &mut Harness<'static, BenchtopApp>,
+    path: &std::path::Path,
+) -> Session {
+    assert!(
+        harness.state_mut().save_to(path),
+        "{:?}",
+        harness.state().notices
+    );
+    let session = &harness.state().session;
+    let reopened = Session::open(path).expect("the saved project reopens");
+    assert_eq!(
+        reopened.to_doc(None).expect("document"),
+        session.to_doc(None).expect("document"),
+        "reopening restores every panel"
+    );
+    for (id, panel) in &session.panels {
+        assert_eq!(
+            reopened.panels[id].summary(),
+            panel.summary(),
+            "results survive save and reopen"
+        );
+    }
+    reopened
+}
+
 /// A session with one Ising panel whose Monte Carlo is small (fast in debug builds), to drive
 /// the shell with.
 pub fn small_ising_session() -> Session {
@@ -104,7 +160,5 @@ pub fn small_ising_session() -> Session {
             duality: (beta: 0.3, max_steps: 5, samples_per_step: 40),
         ))))],
     )";
-    let doc = benchtop::catalog::ProjectDoc::parse(text, std::path::Path::new("small.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    session_from(text, "small.ron")
 }

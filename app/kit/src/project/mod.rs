@@ -53,6 +53,27 @@ pub struct Override {
     pub value: f64,
 }
 
+/// A sweep axis whose grid a preset replaces (e.g. fewer points at the test size).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GridOverride {
+    /// The sweep's name.
+    pub sweep: String,
+    /// The axis (0 or 1).
+    pub axis: usize,
+    /// Its values.
+    pub grid: crate::sweep::GridSpec,
+}
+
+/// A named set of changes applied on top of a project (`benchtop run --preset NAME`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Preset {
+    /// Declared parameter values.
+    pub set: Vec<Override>,
+    /// Sweep grids.
+    pub grids: Vec<GridOverride>,
+}
+
 /// Everything a project file holds; `S` is the catalog's tagged union of panel states.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(
@@ -72,7 +93,7 @@ pub struct ProjectDoc<S> {
     pub sweeps: Vec<SweepDoc>,
     /// Named sets of parameter values applied on top of the panels' own
     /// (`benchtop run --preset NAME`); `test` is the size the test suite runs the project at.
-    pub presets: BTreeMap<String, Vec<Override>>,
+    pub presets: BTreeMap<String, Preset>,
 }
 
 impl<S> Default for ProjectDoc<S> {

@@ -14,13 +14,13 @@ use super::figures::{
 use super::params::DELAY_HINT;
 use super::{
     DataParams, DataSource, ENGINE, FindrModel, FindrPanelParams, FindrView, LoadedData,
-    SavedResults, engine, saved,
+    SavedResults, engine,
 };
+use benchtop_kit::data::DataStep;
 use benchtop_kit::figure::{Figure, FigureViewState, Line, Subplot, show_figure};
 use benchtop_kit::host::Cx;
 use benchtop_kit::panel::{PanelFigure, Recipe};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::task::Task;
 use benchtop_kit::widgets::{controls_and_view, file_field, labelled};
 
 /// Bins of the PSTH smoothing box.
@@ -63,7 +63,7 @@ pub(super) fn load(
 
 /// Generating or reading the trials: keyed by the data parameters.
 pub(super) struct DataTab {
-    pub(super) task: Task<DataParams, (), Arc<LoadedData>>,
+    pub(super) task: DataStep<DataParams, LoadedData>,
     /// The outcome of the last export.
     exported: Option<String>,
     plots: FigureViewState,
@@ -72,7 +72,7 @@ pub(super) struct DataTab {
 impl Default for DataTab {
     fn default() -> Self {
         Self {
-            task: Task::new("findr: trials"),
+            task: DataStep::new("findr: trials", load),
             exported: None,
             plots: FigureViewState::default(),
         }
@@ -82,27 +82,13 @@ impl Default for DataTab {
 impl DataTab {
     /// The trials in use, if any.
     pub(super) fn loaded(&self) -> Option<Arc<LoadedData>> {
-        self.task.result().cloned()
+        self.task.loaded()
     }
 
     /// Generates or reads the trials the parameters describe.
     pub(super) fn start(&mut self, cx: &mut Cx<'_, FindrModel>) {
-        let data = cx.params.data.clone();
-        let dir = cx.project_dir.map(Path::to_path_buf);
-        self.task.start(&cx.runner, data.clone(), move |job| {
-            load(&data, dir.as_deref(), &job.progress, &job.cancel).map(Arc::new)
-        });
-    }
-
-    pub(super) fn save(
-        &self,
-        results: &mut SavedResults,
-        sidecar: Option<&Sidecar>,
-    ) -> anyhow::Result<()> {
-        match self.task.result() {
-            Some(data) => saved::save_data(data, results, sidecar),
-            None => Ok(()),
-        }
+        self.task
+            .start(&cx.runner, cx.params.data.clone(), cx.project_dir);
     }
 
     pub(super) fn restore(
@@ -111,9 +97,7 @@ impl DataTab {
         params: &FindrPanelParams,
     ) -> anyhow::Result<Self> {
         let mut tab = Self::default();
-        if let Some(data) = saved::restore_data(results, sidecar)? {
-            tab.task.set_result(params.data.clone(), Arc::new(data));
-        }
+        tab.task.restore(results, sidecar, params.data.clone())?;
         Ok(tab)
     }
 

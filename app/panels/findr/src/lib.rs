@@ -25,7 +25,6 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_findr::synthetic::SyntheticParams;
 use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
-use benchtop_kit::params::Param;
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::tasks;
@@ -302,7 +301,6 @@ impl PanelModel for FindrModel {
             venue: "ICML 2025",
             link: "https://proceedings.mlr.press/v267/kim25s.html",
         },
-        create: benchtop_kit::host::create::<Self>,
     };
 
     const TABS: &'static [(FindrTab, &'static str)] = &[
@@ -310,10 +308,6 @@ impl PanelModel for FindrModel {
         (FindrTab::Fit, "Fit"),
         (FindrTab::Flow, "Flow"),
     ];
-
-    fn declare() -> Vec<Param<FindrPanelParams>> {
-        params::declare()
-    }
 
     fn tab(view: &mut FindrView) -> &mut FindrTab {
         &mut view.tab
@@ -332,7 +326,7 @@ impl PanelModel for FindrModel {
     }
 
     fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
-        self.data.save(results, sidecar)?;
+        self.data.task.save(results, sidecar)?;
         self.fit.save(results, sidecar)
     }
 

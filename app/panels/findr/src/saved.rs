@@ -10,6 +10,7 @@ use benchtop_findr::trials::TrialSet;
 use serde::{Deserialize, Serialize};
 
 use super::{LoadedData, SavedResults};
+use benchtop_kit::data::StoredData;
 use benchtop_kit::panel::{from_json, to_json};
 use benchtop_kit::project::Sidecar;
 
@@ -76,7 +77,7 @@ fn narrow(values: &[f64]) -> Vec<f32> {
 }
 
 /// Writes the trials (and the truth) to the sidecar and their description to `results`.
-pub(super) fn save_data(
+fn save_data(
     data: &LoadedData,
     results: &mut SavedResults,
     sidecar: Option<&Sidecar>,
@@ -142,7 +143,7 @@ pub(super) fn save_data(
 }
 
 /// Reads the trials saved by [`save_data`]; `None` when nothing was saved.
-pub(super) fn restore_data(
+fn restore_data(
     results: &SavedResults,
     sidecar: Option<&Sidecar>,
 ) -> anyhow::Result<Option<LoadedData>> {
@@ -300,4 +301,14 @@ pub(super) fn restore_fit(
     }
     result.history.clone_from(&history);
     Ok((history, Some(result)))
+}
+
+impl StoredData<SavedResults> for LoadedData {
+    fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        save_data(self, results, sidecar)
+    }
+
+    fn restore(results: &SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<Option<Self>> {
+        restore_data(results, sidecar)
+    }
 }

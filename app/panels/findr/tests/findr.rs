@@ -36,14 +36,10 @@ fn small_findr_session() -> Session {
             ),
         ))))],
     )";
-    let doc = benchtop::catalog::ProjectDoc::parse(text, Path::new("small-findr.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    common::session_from(text, "small-findr.ron")
 }
 
-fn summary(session: &Session) -> serde_json::Value {
-    session.panels.values().next().expect("panel").summary()
-}
+use common::first_summary as summary;
 
 #[test]
 fn findr_panel_opens_from_the_catalog() {
@@ -107,11 +103,7 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
 
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = dir.path().join("findr.ron");
-    assert!(
-        harness.state_mut().save_to(&path),
-        "{:?}",
-        harness.state().notices
-    );
+    let reopened = common::save_and_reopen(&mut harness, &path);
     // The sidecar names are scoped by the pane (the panel is pane 1).
     for array in [
         "1-findr-spikes.npy",
@@ -124,14 +116,6 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
             "{array}"
         );
     }
-    let original = harness.state().session.to_doc(None).expect("document");
-    let reopened = Session::open(&path).expect("the saved project reopens");
-    assert_eq!(reopened.to_doc(None).expect("document"), original);
-    assert_eq!(
-        summary(&harness.state().session),
-        summary(&reopened),
-        "results survive save and reopen"
-    );
     let panel = reopened.panels.values().next().expect("panel");
     let figures = panel.figures();
     for name in [

@@ -22,7 +22,6 @@ use benchtop_ising::duality::DualityParams;
 use benchtop_ising::simulation::McParams;
 use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
-use benchtop_kit::params::Param;
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::{ReferenceCurve, SweepOutput};
 use benchtop_kit::tasks;
@@ -184,17 +183,12 @@ impl PanelModel for IsingModel {
             venue: "ICML 2025",
             link: "https://openreview.net/forum?id=bWeLpOgqGp",
         },
-        create: benchtop_kit::host::create::<Self>,
     };
 
     const TABS: &'static [(IsingTab, &'static str)] = &[
         (IsingTab::MonteCarlo, "Monte Carlo"),
         (IsingTab::Duality, "Duality"),
     ];
-
-    fn declare() -> Vec<Param<IsingParams>> {
-        params::declare()
-    }
 
     fn tab(view: &mut IsingView) -> &mut IsingTab {
         &mut view.tab

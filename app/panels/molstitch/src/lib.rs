@@ -28,7 +28,6 @@ use std::path::{Path, PathBuf};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
-use benchtop_kit::params::Param;
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::tasks;
@@ -295,17 +294,12 @@ impl PanelModel for MolStitchModel {
             venue: "ICML 2025",
             link: "https://openreview.net/forum?id=erbRHt0XgI",
         },
-        create: benchtop_kit::host::create::<Self>,
     };
 
     const TABS: &'static [(MolStitchTab, &'static str)] = &[
         (MolStitchTab::Stitch, "Stitch"),
         (MolStitchTab::Optimise, "Optimise"),
     ];
-
-    fn declare() -> Vec<Param<MolStitchParams>> {
-        params::declare()
-    }
 
     fn tab(view: &mut MolStitchView) -> &mut MolStitchTab {
         &mut view.tab

@@ -9,14 +9,14 @@
 //! and the parents are edited by hand-written widgets.
 
 use benchtop_kit::field;
-use benchtop_kit::params::Param;
+use benchtop_kit::params::{Declare, Param};
 
 use super::MolStitchParams as P;
 
-/// Every numeric parameter of the panel.
-#[allow(clippy::cast_precision_loss)]
-pub fn declare() -> Vec<Param<P>> {
-    vec![
+impl Declare for P {
+    /// Every numeric parameter of the panel.
+    fn declare() -> Vec<Param<P>> {
+        vec![
         Param::new(
             "optimise.offline_size",
             "Offline molecules used",
@@ -102,4 +102,5 @@ pub fn declare() -> Vec<Param<P>> {
             .tooltip("Seed of every random draw of the run.")
             .seed(),
     ]
+    }
 }

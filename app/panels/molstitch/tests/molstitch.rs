@@ -21,9 +21,7 @@ pub const EXAMPLES: &[Example] = &[
     },
 ];
 
-fn summary(session: &Session) -> serde_json::Value {
-    session.panels.values().next().expect("panel").summary()
-}
+use common::first_summary as summary;
 
 /// A session with one MolStitch panel on a small user file (fast in debug builds).
 fn small_molstitch_session(dir: &Path) -> Session {
@@ -41,9 +39,7 @@ fn small_molstitch_session(dir: &Path) -> Session {
     )"#,
         file.display()
     );
-    let doc = benchtop::catalog::ProjectDoc::parse(&text, &dir.join("small-molstitch.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    common::session_from(&text, dir.join("small-molstitch.ron"))
 }
 
 #[test]
@@ -154,9 +150,7 @@ fn tiny_optimise_session() -> Session {
             view: (tab: Optimise),
         )))],
     )";
-    let doc = benchtop::catalog::ProjectDoc::parse(text, Path::new("tiny-molstitch.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    common::session_from(text, "tiny-molstitch.ron")
 }
 
 #[test]

@@ -15,13 +15,13 @@ use super::figures::fc_subplot;
 use super::views::{MatrixTexture, fc_view};
 use super::{
     DataParams, DataSource, ENGINE, LoadedData, NeuroTreeModel, NeuroTreePanelParams,
-    NeuroTreeView, SavedResults, saved,
+    NeuroTreeView, SavedResults,
 };
+use benchtop_kit::data::DataStep;
 use benchtop_kit::figure::Figure;
 use benchtop_kit::host::Cx;
 use benchtop_kit::panel::{PanelFigure, Recipe};
 use benchtop_kit::project::Sidecar;
-use benchtop_kit::task::Task;
 use benchtop_kit::widgets::{controls_and_view, labelled};
 
 /// Generates or reads the subjects `params` describe (a folder relative to `project_dir`).
@@ -97,7 +97,7 @@ pub(super) fn connectivity(
 /// Generating or reading the subjects (keyed by the data parameters), and the connectivity
 /// of the view's pick.
 pub(super) struct DataTab {
-    pub(super) task: Task<DataParams, (), Arc<LoadedData>>,
+    pub(super) task: DataStep<DataParams, LoadedData>,
     /// Connectivity of the current pick (recomputed when the pick or the data change).
     fc: Option<Arc<Connectivity>>,
     fc_error: Option<String>,
@@ -108,7 +108,7 @@ pub(super) struct DataTab {
 impl Default for DataTab {
     fn default() -> Self {
         Self {
-            task: Task::new("neurotree: subjects"),
+            task: DataStep::new("neurotree: subjects", load),
             fc: None,
             fc_error: None,
             static_texture: MatrixTexture::default(),
@@ -119,7 +119,7 @@ impl Default for DataTab {
 
 impl DataTab {
     pub(super) fn loaded(&self) -> Option<Arc<LoadedData>> {
-        self.task.result().cloned()
+        self.task.loaded()
     }
 
     /// Forgets the connectivity of the previous subjects (new ones just arrived).
@@ -153,22 +153,8 @@ impl DataTab {
 
     /// Generates or reads the subjects the parameters describe.
     pub(super) fn start(&mut self, cx: &mut Cx<'_, NeuroTreeModel>) {
-        let data = cx.params.data.clone();
-        let dir = cx.project_dir.map(Path::to_path_buf);
-        self.task.start(&cx.runner, data.clone(), move |job| {
-            load(&data, dir.as_deref(), &job.progress, &job.cancel).map(Arc::new)
-        });
-    }
-
-    pub(super) fn save(
-        &self,
-        results: &mut SavedResults,
-        sidecar: Option<&Sidecar>,
-    ) -> anyhow::Result<()> {
-        match self.task.result() {
-            Some(data) => saved::save_data(data, results, sidecar),
-            None => Ok(()),
-        }
+        self.task
+            .start(&cx.runner, cx.params.data.clone(), cx.project_dir);
     }
 
     /// Shows the saved subjects (if any), made from `params`.
@@ -178,10 +164,7 @@ impl DataTab {
         sidecar: Option<&Sidecar>,
         params: &NeuroTreePanelParams,
     ) -> anyhow::Result<()> {
-        if let Some(data) = saved::restore_data(results, sidecar)? {
-            self.task.set_result(params.data.clone(), Arc::new(data));
-        }
-        Ok(())
+        self.task.restore(results, sidecar, params.data.clone())
     }
 
     pub(super) fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, NeuroTreeModel>) {

@@ -28,7 +28,6 @@ use std::collections::BTreeMap;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
-use benchtop_kit::params::Param;
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::tasks;
@@ -277,7 +276,6 @@ impl PanelModel for NeuroTreeModel {
             venue: "ICML 2025",
             link: "https://openreview.net/forum?id=ckbo9yutGO",
         },
-        create: benchtop_kit::host::create::<Self>,
     };
 
     const TABS: &'static [(NeuroTreeTab, &'static str)] = &[
@@ -285,10 +283,6 @@ impl PanelModel for NeuroTreeModel {
         (NeuroTreeTab::Tree, "Tree"),
         (NeuroTreeTab::Model, "Model"),
     ];
-
-    fn declare() -> Vec<Param<NeuroTreePanelParams>> {
-        params::declare()
-    }
 
     fn tab(view: &mut NeuroTreeView) -> &mut NeuroTreeTab {
         &mut view.tab
@@ -309,7 +303,7 @@ impl PanelModel for NeuroTreeModel {
     }
 
     fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
-        self.data.save(results, sidecar)?;
+        self.data.task.save(results, sidecar)?;
         saved::save_result(self.model.result(), results, sidecar)
     }
 

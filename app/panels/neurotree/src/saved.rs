@@ -9,6 +9,7 @@ use benchtop_neurotree::result::NeuroTreeResult;
 use serde::{Deserialize, Serialize};
 
 use super::{LoadedData, SavedResults};
+use benchtop_kit::data::StoredData;
 use benchtop_kit::panel::{from_json, to_json};
 use benchtop_kit::project::Sidecar;
 
@@ -28,7 +29,7 @@ struct DataMeta {
 
 /// Writes the subjects' description to `results` and their series to the sidecar (all
 /// subjects' ROIs × time matrices one after another).
-pub(super) fn save_data(
+fn save_data(
     data: &LoadedData,
     results: &mut SavedResults,
     sidecar: Option<&Sidecar>,
@@ -57,7 +58,7 @@ pub(super) fn save_data(
 }
 
 /// Reads the subjects saved by [`save_data`]; `None` when nothing was saved.
-pub(super) fn restore_data(
+fn restore_data(
     results: &SavedResults,
     sidecar: Option<&Sidecar>,
 ) -> anyhow::Result<Option<LoadedData>> {
@@ -162,4 +163,14 @@ pub(super) fn restore_result(
         }
     }
     Ok(Some(result))
+}
+
+impl StoredData<SavedResults> for LoadedData {
+    fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        save_data(self, results, sidecar)
+    }
+
+    fn restore(results: &SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<Option<Self>> {
+        restore_data(results, sidecar)
+    }
 }

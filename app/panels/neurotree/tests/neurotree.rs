@@ -41,14 +41,10 @@ fn neurotree_session(subjects: usize, rois: usize) -> Session {
     )"
     .replace("SUBJECTS", &subjects.to_string())
     .replace("ROIS", &rois.to_string());
-    let doc = benchtop::catalog::ProjectDoc::parse(&text, Path::new("small-neurotree.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    common::session_from(&text, "small-neurotree.ron")
 }
 
-fn summary(session: &Session) -> serde_json::Value {
-    session.panels.values().next().expect("panel").summary()
-}
+use common::first_summary as summary;
 
 #[test]
 fn neurotree_panel_opens_from_the_catalog() {
@@ -118,25 +114,13 @@ fn neurotree_panel_generates_draws_changes_alpha_saves_and_reopens() {
 
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = dir.path().join("neurotree.ron");
-    assert!(
-        harness.state_mut().save_to(&path),
-        "{:?}",
-        harness.state().notices
-    );
+    let reopened = common::save_and_reopen(&mut harness, &path);
     // The pane's arrays carry its id, so two NeuroTree panels never share a file.
     assert!(
         dir.path()
             .join("neurotree.data")
             .join("1-neurotree-series.npy")
             .exists()
-    );
-    let original = harness.state().session.to_doc(None).expect("document");
-    let reopened = Session::open(&path).expect("the saved project reopens");
-    assert_eq!(reopened.to_doc(None).expect("document"), original);
-    assert_eq!(
-        summary(&harness.state().session),
-        summary(&reopened),
-        "results survive save and reopen"
     );
     let panel = reopened.panels.values().next().expect("panel");
     let names: Vec<String> = panel.figures().into_iter().map(|f| f.name).collect();
@@ -214,9 +198,7 @@ fn tiny_model_session() -> Session {
             ),
         ))))],
     )";
-    let doc = benchtop::catalog::ProjectDoc::parse(text, Path::new("tiny-neurotree.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    common::session_from(text, "tiny-neurotree.ron")
 }
 
 #[test]
@@ -267,25 +249,13 @@ fn neurotree_panel_runs_a_tiny_model_saves_and_reopens() {
 
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = dir.path().join("neurotree.ron");
-    assert!(
-        harness.state_mut().save_to(&path),
-        "{:?}",
-        harness.state().notices
-    );
+    let reopened = common::save_and_reopen(&mut harness, &path);
     // The pane's arrays carry its id, so two NeuroTree panels never share a file.
     assert!(
         dir.path()
             .join("neurotree.data")
             .join("1-neurotree-group-fc.npy")
             .exists()
-    );
-    let original = harness.state().session.to_doc(None).expect("document");
-    let reopened = Session::open(&path).expect("the saved project reopens");
-    assert_eq!(reopened.to_doc(None).expect("document"), original);
-    assert_eq!(
-        summary(&harness.state().session),
-        summary(&reopened),
-        "results survive save and reopen"
     );
     let panel = reopened.panels.values().next().expect("panel");
     assert!(panel.figures().iter().any(|f| f.name == "neurotree-model"));
@@ -605,7 +575,7 @@ mod sweeps {
     #[test]
     fn the_run_seed_is_the_declared_seed() {
         let mut params = NeuroTreePanelParams::default();
-        let declared = benchtop_panel_neurotree::params::declare();
+        let declared = <NeuroTreePanelParams as benchtop_kit::params::Declare>::declare();
         let seed = declared
             .iter()
             .find(|p| p.key == "run.seed")

@@ -47,16 +47,19 @@ impl Default for DataTab {
 impl DataTab {
     /// Loads the field the parameters name.
     pub(super) fn start(&mut self, cx: &mut Cx<'_, SpectraModel>) {
-        let data = cx.params.data.clone();
-        let file = data.resolved_file(cx.project_dir);
-        let options = data.options.clone();
-        let lmax = (data.lmax > 0).then_some(data.lmax);
-        self.task.start(&cx.runner, data, move |job| {
-            job.progress.set(0.1, format!("reading {}", file.display()));
-            let loaded = file_spectrum(&file, &options, lmax)?;
-            job.cancel.check()?;
-            Ok(loaded)
-        });
+        self.task.start_from(
+            &cx.runner,
+            cx.params.data.clone(),
+            cx.project_dir,
+            |data, dir, job| {
+                let file = data.resolved_file(dir);
+                job.progress.set(0.1, format!("reading {}", file.display()));
+                let lmax = (data.lmax > 0).then_some(data.lmax);
+                let loaded = file_spectrum(&file, &data.options, lmax)?;
+                job.cancel.check()?;
+                Ok(loaded)
+            },
+        );
     }
 
     pub(super) fn save(

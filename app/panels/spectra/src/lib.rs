@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
-use benchtop_kit::params::Param;
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::{ReferenceCurve, SweepOutput};
 use benchtop_kit::tasks;
@@ -214,7 +213,6 @@ impl PanelModel for SpectraModel {
             venue: "ICML 2025",
             link: "https://arxiv.org/abs/2501.19374",
         },
-        create: benchtop_kit::host::create::<Self>,
     };
 
     const TABS: &'static [(SpectraTab, &'static str)] = &[
@@ -222,10 +220,6 @@ impl PanelModel for SpectraModel {
         (SpectraTab::Analytic, "Analytic"),
         (SpectraTab::Learned, "Learned"),
     ];
-
-    fn declare() -> Vec<Param<SpectraParams>> {
-        params::declare()
-    }
 
     fn tab(view: &mut SpectraView) -> &mut SpectraTab {
         &mut view.tab

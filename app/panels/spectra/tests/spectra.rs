@@ -42,9 +42,7 @@ fn small_spectra_session() -> Session {
             ),
         ))))],
     )";
-    let doc = benchtop::catalog::ProjectDoc::parse(text, Path::new("small-spectra.ron"))
-        .expect("test project parses");
-    Session::from_doc(doc, None).expect("test project opens")
+    common::session_from(text, "small-spectra.ron")
 }
 
 #[test]
@@ -82,11 +80,7 @@ fn spectra_panel_fits_loads_trains_saves_and_reopens() {
 
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = dir.path().join("spectra.ron");
-    assert!(
-        harness.state_mut().save_to(&path),
-        "{:?}",
-        harness.state().notices
-    );
+    let reopened = common::save_and_reopen(&mut harness, &path);
     // The pane's arrays carry its id, so two spectra panels never share a file.
     for array in [
         "1-spectra-field.npy",
@@ -99,19 +93,7 @@ fn spectra_panel_fits_loads_trains_saves_and_reopens() {
             "{array}"
         );
     }
-    let original = harness.state().session.to_doc(None).expect("document");
-    let reopened = Session::open(&path).expect("the saved project reopens");
-    assert_eq!(reopened.to_doc(None).expect("document"), original);
-    let before = harness
-        .state()
-        .session
-        .panels
-        .values()
-        .next()
-        .expect("panel")
-        .summary();
-    let after = reopened.panels.values().next().expect("panel").summary();
-    assert_eq!(before, after, "results survive save and reopen");
+    let after = common::first_summary(&reopened);
     assert!(
         after["learned"]["leads"]
             .as_array()
@@ -202,29 +184,12 @@ fn spectra_cli_writes_the_psd_of_the_sample_and_names_bad_input() {
 
 #[test]
 fn bench_sht_prints_timings_and_a_small_round_trip_error() {
-    let output = benchtop()
-        .args([
-            "bench",
-            "sht",
-            "--nlat",
-            "73",
-            "--nlon",
-            "144",
-            "--lmax",
-            "71",
-            "--repeats",
-            "2",
-        ])
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let value = common::json_output(
+        &[
+            "bench", "sht", "--nlat", "73", "--nlon", "144", "--lmax", "71", "--repeats", "2",
+        ],
+        true,
     );
-    let stdout = String::from_utf8(output.stdout).expect("utf-8");
-    assert_eq!(stdout.trim().lines().count(), 1, "one line: {stdout}");
-    let value: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
     for key in ["forward_ms", "inverse_ms"] {
         assert!(
             value[key].as_f64().is_some_and(|t| t > 0.0),
