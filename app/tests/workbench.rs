@@ -195,15 +195,6 @@ fn doctor_lists_backends() {
     assert!(value["adapters"].is_array());
 }
 
-/// Opens a panel of `kind` from the catalog in the window, as a user does.
-fn open_from_catalog(
-    harness: &mut egui_kittest::Harness<'static, benchtop::shell::BenchtopApp>,
-    name: &str,
-) {
-    harness.get_by_label(&format!("Open {name}")).click();
-    harness.step();
-}
-
 /// Stops every job and waits until the window is idle.
 fn stop_all(harness: &mut egui_kittest::Harness<'static, benchtop::shell::BenchtopApp>) {
     harness.state().jobs.cancel_all();
@@ -230,8 +221,8 @@ fn other_values(param: &benchtop_kit::panel::DeclaredParam, now: f64) -> Vec<f64
 fn every_panel_kind_conforms_to_the_kit() {
     for kind in benchtop::catalog::catalog() {
         let mut harness = common::harness(Session::new());
-        open_from_catalog(&mut harness, kind.name);
-        open_from_catalog(&mut harness, kind.name);
+        common::open_panel(&mut harness, kind.name);
+        common::open_panel(&mut harness, kind.name);
         let ids: Vec<_> = harness.state().session.panels.keys().copied().collect();
         assert_eq!(ids.len(), 2, "{}: two panels open", kind.name);
         let panel = &harness.state().session.panels[&ids[0]];

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use benchtop::session::Session;
 use benchtop::shell::BenchtopApp;
+use egui_kittest::kittest::Queryable as _;
 use egui_kittest::{Harness, SnapshotOptions};
 
 /// Window size used by every UI test.
@@ -42,6 +43,19 @@ pub fn rendering_harness(session: Session) -> Option<Harness<'static, BenchtopAp
 /// anti-aliased pixels.
 pub fn snapshot_options() -> SnapshotOptions {
     SnapshotOptions::new().threshold(1.0).max_failed_pixels(40)
+}
+
+/// Opens a panel named `name` from the catalog as a user does: scrolls its "Open" button into
+/// view (the catalog grows past the window) and clicks it.
+pub fn open_panel(harness: &mut Harness<'static, BenchtopApp>, name: &str) {
+    let label = format!("Open {name}");
+    harness.get_by_label(&label).scroll_to_me();
+    // Scrolling is animated over a few frames.
+    for _ in 0..20 {
+        harness.step();
+    }
+    harness.get_by_label(&label).click();
+    harness.step();
 }
 
 /// Steps the window until no job runs (panics after `limit`).

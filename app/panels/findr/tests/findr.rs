@@ -44,8 +44,7 @@ use common::first_summary as summary;
 #[test]
 fn findr_panel_opens_from_the_catalog() {
     let mut harness = common::harness(Session::new());
-    harness.get_by_label("Open FINDR flow fields").click();
-    harness.step();
+    common::open_panel(&mut harness, "FINDR flow fields");
     assert_eq!(harness.state().session.panels.len(), 1);
     harness.get_by_label("Generate synthetic data");
     harness.get_by_label("Fit").click();

@@ -32,8 +32,7 @@ pub const EXAMPLES: &[Example] = &[
 fn catalog_open_panel_change_run_save_reopen() {
     let mut harness = common::harness(Session::new());
     harness.get_by_label("Welcome to Benchtop");
-    harness.get_by_label("Open Ising duality explorer").click();
-    harness.step();
+    common::open_panel(&mut harness, "Ising duality explorer");
     assert_eq!(harness.state().session.panels.len(), 1);
     // The live run starts by itself; change a parameter, which restarts it.
     harness.get_by_label("Hot (random)").click();

@@ -45,10 +45,7 @@ fn small_molstitch_session(dir: &Path) -> Session {
 #[test]
 fn molstitch_panel_opens_from_the_catalog_and_stitches() {
     let mut harness = common::harness(Session::new());
-    harness
-        .get_by_label("Open MolStitch molecule stitching")
-        .click();
-    harness.step();
+    common::open_panel(&mut harness, "MolStitch molecule stitching");
     assert_eq!(harness.state().session.panels.len(), 1);
     common::run_until_idle(&mut harness, Duration::from_secs(180));
     harness.get_by_label_contains("offline set");

@@ -49,8 +49,7 @@ use common::first_summary as summary;
 #[test]
 fn neurotree_panel_opens_from_the_catalog() {
     let mut harness = common::harness(Session::new());
-    harness.get_by_label("Open NeuroTree brain trees").click();
-    harness.step();
+    common::open_panel(&mut harness, "NeuroTree brain trees");
     assert_eq!(harness.state().session.panels.len(), 1);
     harness.get_by_label("Generate cohort");
     harness.get_by_label("Tree").click();
