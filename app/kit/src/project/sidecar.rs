@@ -104,6 +104,50 @@ impl Sidecar {
         Ok(file)
     }
 
+    /// Writes equal-sized `layers` (each of shape `shape`) as one `name.npy` array of shape
+    /// `[layers, ..shape]`, empties them (their values now live in the sidecar) and returns the
+    /// file name.
+    pub fn write_layers(
+        &self,
+        name: &str,
+        shape: &[usize],
+        layers: &mut [&mut Vec<f64>],
+    ) -> anyhow::Result<String> {
+        let stacked: Vec<f64> = layers
+            .iter()
+            .flat_map(|layer| layer.iter().copied())
+            .collect();
+        let mut full = vec![layers.len()];
+        full.extend_from_slice(shape);
+        let file = self.write_f64(name, &full, &stacked)?;
+        for layer in layers.iter_mut() {
+            layer.clear();
+        }
+        Ok(file)
+    }
+
+    /// Reads `file`, written by [`Sidecar::write_layers`] with `layers.len()` layers of shape
+    /// `shape`, back into `layers`; refuses an array of another shape, naming the file.
+    pub fn read_layers(
+        &self,
+        file: &str,
+        shape: &[usize],
+        layers: &mut [&mut Vec<f64>],
+    ) -> anyhow::Result<()> {
+        let (found, values) = self.read_f64(file)?;
+        let mut expected = vec![layers.len()];
+        expected.extend_from_slice(shape);
+        anyhow::ensure!(
+            found == expected,
+            "{file}: expected an array of shape {expected:?}, found {found:?}"
+        );
+        let size: usize = shape.iter().product();
+        for (layer, chunk) in layers.iter_mut().zip(values.chunks_exact(size.max(1))) {
+            **layer = chunk.to_vec();
+        }
+        Ok(())
+    }
+
     /// Reads `file` as f64 values with its shape.
     pub fn read_f64(&self, file: &str) -> anyhow::Result<(Vec<usize>, Vec<f64>)> {
         let path = self.dir.join(file);
@@ -144,6 +188,31 @@ mod tests {
         assert_eq!(sidecar.read_i8(&file).unwrap().1, vec![1, -1, -1, 1]);
         let missing = sidecar.read_f64("nope.npy").unwrap_err().to_string();
         assert!(missing.contains("nope.npy"), "{missing}");
+    }
+
+    #[test]
+    fn layers_round_trip_and_a_wrong_shape_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let sidecar = Sidecar::new(dir.path().join("p.data"));
+        let (mut a, mut b) = (vec![1.0, 2.0], vec![3.0, 4.0]);
+        let file = sidecar
+            .write_layers("maps", &[1, 2], &mut [&mut a, &mut b])
+            .unwrap();
+        assert!(a.is_empty() && b.is_empty());
+        assert_eq!(sidecar.read_f64(&file).unwrap().0, [2, 1, 2]);
+        sidecar
+            .read_layers(&file, &[1, 2], &mut [&mut a, &mut b])
+            .unwrap();
+        assert_eq!((a, b), (vec![1.0, 2.0], vec![3.0, 4.0]));
+        let mut c = Vec::new();
+        let err = sidecar
+            .read_layers(&file, &[2, 2], &mut [&mut c])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("maps.npy") && err.contains("[1, 2, 2]"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -109,24 +109,20 @@ impl AnalyticTab {
         };
         let mut stored = result.clone();
         if let Some(maps) = stored.maps.as_mut() {
-            if let Some(sidecar) = sidecar {
-                let (nlat, nlon) = (maps.grid.nlat, maps.grid.nlon);
-                let flat: Vec<f64> = [&maps.truth, &maps.forecast, &maps.mse_fit, &maps.amse_fit]
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .collect();
-                results.analytic_maps_file =
-                    Some(sidecar.write_f64("spectra-analytic-maps", &[4, nlat, nlon], &flat)?);
-            }
             // The grid stays in the JSON; the values live in the sidecar.
-            for values in [
+            let shape = [maps.grid.nlat, maps.grid.nlon];
+            let mut layers = [
                 &mut maps.truth,
                 &mut maps.forecast,
                 &mut maps.mse_fit,
                 &mut maps.amse_fit,
-            ] {
-                values.clear();
+            ];
+            match sidecar {
+                Some(sidecar) => {
+                    results.analytic_maps_file =
+                        Some(sidecar.write_layers("spectra-analytic-maps", &shape, &mut layers)?);
+                }
+                None => layers.iter_mut().for_each(|layer| layer.clear()),
             }
         }
         results.analytic = Some(to_json(&stored)?);
@@ -145,18 +141,17 @@ impl AnalyticTab {
         let mut result: AnalyticResult = from_json(value)?;
         match (result.maps.as_mut(), sidecar, &results.analytic_maps_file) {
             (Some(maps), Some(sidecar), Some(file)) => {
-                let (shape, values) = sidecar.read_f64(file)?;
-                let (nlat, nlon) = (maps.grid.nlat, maps.grid.nlon);
-                anyhow::ensure!(
-                    shape == [4, nlat, nlon],
-                    "{file}: expected a 4×{nlat}×{nlon} array, found {shape:?}"
-                );
-                let mut chunks = values.chunks_exact(nlat * nlon).map(<[f64]>::to_vec);
-                let mut next = || chunks.next().unwrap_or_default();
-                maps.truth = next();
-                maps.forecast = next();
-                maps.mse_fit = next();
-                maps.amse_fit = next();
+                let shape = [maps.grid.nlat, maps.grid.nlon];
+                sidecar.read_layers(
+                    file,
+                    &shape,
+                    &mut [
+                        &mut maps.truth,
+                        &mut maps.forecast,
+                        &mut maps.mse_fit,
+                        &mut maps.amse_fit,
+                    ],
+                )?;
             }
             (Some(_), _, _) => result.maps = None,
             _ => {}

@@ -155,22 +155,18 @@ impl LearnedTab {
             // The history and the maps go to the sidecar.
             stored.history.clear();
             let maps = &mut stored.maps;
-            if let Some(sidecar) = sidecar {
-                let (nlat, nlon) = (maps.grid.nlat, maps.grid.nlon);
-                let flat: Vec<f64> = [&maps.truth_per_s, &maps.mse_per_s, &maps.amse_per_s]
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .collect();
-                results.learned_maps_file =
-                    Some(sidecar.write_f64("spectra-learned-maps", &[3, nlat, nlon], &flat)?);
-            }
-            for values in [
+            let shape = [maps.grid.nlat, maps.grid.nlon];
+            let mut layers = [
                 &mut maps.truth_per_s,
                 &mut maps.mse_per_s,
                 &mut maps.amse_per_s,
-            ] {
-                values.clear();
+            ];
+            match sidecar {
+                Some(sidecar) => {
+                    results.learned_maps_file =
+                        Some(sidecar.write_layers("spectra-learned-maps", &shape, &mut layers)?);
+                }
+                None => layers.iter_mut().for_each(|layer| layer.clear()),
             }
             results.learned = Some(to_json(&stored)?);
         }
@@ -209,17 +205,16 @@ impl LearnedTab {
         let mut result: ForecastResult = from_json(value)?;
         if let (Some(sidecar), Some(file)) = (sidecar, &results.learned_maps_file) {
             let maps = &mut result.maps;
-            let (shape, values) = sidecar.read_f64(file)?;
-            let (nlat, nlon) = (maps.grid.nlat, maps.grid.nlon);
-            anyhow::ensure!(
-                shape == [3, nlat, nlon],
-                "{file}: expected a 3×{nlat}×{nlon} array, found {shape:?}"
-            );
-            let mut chunks = values.chunks_exact(nlat * nlon).map(<[f64]>::to_vec);
-            let mut next = || chunks.next().unwrap_or_default();
-            maps.truth_per_s = next();
-            maps.mse_per_s = next();
-            maps.amse_per_s = next();
+            let shape = [maps.grid.nlat, maps.grid.nlon];
+            sidecar.read_layers(
+                file,
+                &shape,
+                &mut [
+                    &mut maps.truth_per_s,
+                    &mut maps.mse_per_s,
+                    &mut maps.amse_per_s,
+                ],
+            )?;
         }
         result.history.clone_from(&tab.task.live().history);
         tab.task.set_result(key(params), result);
