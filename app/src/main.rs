@@ -82,6 +82,29 @@ fn has_display() -> bool {
 }
 
 fn open_window(file: Option<PathBuf>) -> anyhow::Result<()> {
+    if !has_display()
+        && let Some(file) = file
+    {
+        let stem = file
+            .file_stem()
+            .map_or_else(|| "project".into(), |s| s.to_string_lossy().into_owned());
+        let out = PathBuf::from(format!("{stem}-results"));
+        eprintln!(
+            "No display (neither DISPLAY nor WAYLAND_DISPLAY is set): computing {} headlessly \
+             instead (as `benchtop run {} --out {}`).",
+            file.display(),
+            file.display(),
+            out.display()
+        );
+        let options = run::RunOptions {
+            formats: vec!["svg".into(), "png".into(), "pdf".into()],
+            dpi: 150,
+            ..run::RunOptions::default()
+        };
+        let files = run::run(&file, &out, &options)?;
+        eprintln!("{files} figures and data files are in {}/", out.display());
+        return Ok(());
+    }
     if !has_display() {
         let out = PathBuf::from("benchtop-tour");
         eprintln!(

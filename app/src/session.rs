@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use benchtop_kit::export::ExportBundle;
 use benchtop_kit::jobs::JobBoard;
 use benchtop_kit::panel::{Panel, PanelKind};
-use benchtop_kit::project::{PaneId, Preset, ProjectError, Sidecar, sidecar_dir};
+use benchtop_kit::project::{PaneId, Preset, ProjectError, Sidecar, SidecarSave, sidecar_of};
 use benchtop_kit::sweep::{SweepRun, run_sweep, start_sweep_run};
 
 use crate::catalog::{self, PanelEntry, ProjectDoc};
@@ -29,6 +29,8 @@ pub struct Session {
     pub layout: egui_tiles::Tree<PaneId>,
     /// Named sets of changes (`benchtop run --preset`).
     pub presets: BTreeMap<String, Preset>,
+    /// The sidecar the panels' saved arrays were read from (or last written to).
+    sidecar: Option<Sidecar>,
     next_id: u64,
 }
 
@@ -47,22 +49,35 @@ impl Session {
             sweeps: Vec::new(),
             layout: egui_tiles::Tree::empty(egui::Id::unique("benchtop_dock")),
             presets: BTreeMap::new(),
+            sidecar: None,
             next_id: 1,
         }
     }
 
-    /// Opens a project file.
+    /// Opens a project file, first removing what an interrupted save left next to it.
     pub fn open(path: &Path) -> Result<Self, ProjectError> {
         let doc = ProjectDoc::load(path)?;
+        benchtop_kit::project::tidy(path, doc.sidecar_folder.as_deref());
         Self::from_doc(doc, Some(path))
     }
 
     /// Builds the session from a parsed document; `path` locates the sidecar and names errors.
     pub fn from_doc(doc: ProjectDoc, path: Option<&Path>) -> Result<Self, ProjectError> {
         let shown = path.map_or_else(|| PathBuf::from("(unsaved project)"), Path::to_path_buf);
-        let sidecar = path.map(|p| Sidecar::new(sidecar_dir(p)));
+        let sidecar = path.map(|p| sidecar_of(p, doc.sidecar_folder.as_deref()));
         let mut panels = BTreeMap::new();
         for entry in doc.panels {
+            if panels.contains_key(&entry.id) {
+                return Err(ProjectError::Invalid {
+                    path: shown,
+                    panel: format!("#{}", entry.id.0),
+                    key: "panels[].id".to_owned(),
+                    message: format!(
+                        "two panels have the id {}; every panel needs its own",
+                        entry.id.0
+                    ),
+                });
+            }
             let scoped = sidecar.as_ref().map(|s| s.scoped(&pane_prefix(entry.id)));
             let mut panel = catalog::restore(entry.state, scoped.as_ref()).map_err(|error| {
                 ProjectError::Invalid {
@@ -92,6 +107,14 @@ impl Session {
                     message: "the sweep refers to a panel that is not in the project".to_owned(),
                 });
             }
+            if let Err((key, message)) = sweep.check_saved() {
+                return Err(ProjectError::Invalid {
+                    path: shown,
+                    panel: format!("#{}", sweep.pane.0),
+                    key: format!("sweeps[{}].{key}", sweep.name),
+                    message,
+                });
+            }
         }
         let next_id = panels.keys().map(|id| id.0 + 1).max().unwrap_or(1);
         let layout = match doc.layout {
@@ -107,8 +130,22 @@ impl Session {
             sweeps: doc.sweeps.into_iter().map(SweepRun::new).collect(),
             layout,
             presets: doc.presets,
+            sidecar,
             next_id,
         })
+    }
+
+    /// Why panels' saved results could not be restored, one line per panel (e.g. a sidecar
+    /// array is missing); such results stay in the file until recomputed.
+    pub fn restore_warnings(&self) -> Vec<String> {
+        self.panels
+            .iter()
+            .filter_map(|(id, panel)| {
+                panel
+                    .restore_warning()
+                    .map(|reason| format!("panel #{} ({}): {reason}", id.0, panel.title()))
+            })
+            .collect()
     }
 
     /// The document for this session; panel arrays go to `sidecar` when given.
@@ -137,11 +174,23 @@ impl Session {
         Ok(self.to_doc(None)?.to_text()?)
     }
 
-    /// Saves to `path` (arrays first, then the project file atomically) and remembers the path.
+    /// Saves to `path` and remembers the path. The arrays go to a new sidecar folder (with
+    /// the entries of open panels that the panels do not rewrite carried over from the old
+    /// one); the project file then switches to it in one atomic rename. Interrupted at any
+    /// point, the previous project file and its arrays stay whole.
     pub fn save_as(&mut self, path: &Path) -> anyhow::Result<()> {
-        let sidecar = Sidecar::new(sidecar_dir(path));
-        let doc = self.to_doc(Some(&sidecar))?;
-        doc.save(path)?;
+        let open: Vec<String> = self.panels.keys().map(|id| pane_prefix(*id)).collect();
+        let carried = |name: &str| !is_pane_entry(name) || open.iter().any(|p| name.starts_with(p));
+        let save = SidecarSave::begin(path, self.sidecar.as_ref(), carried)?;
+        let mut doc = self.to_doc(Some(&save.sidecar()))?;
+        doc.sidecar_folder = Some(save.name().to_owned());
+        let text = doc.to_text()?;
+        let sidecar = save.sidecar();
+        save.commit(path, text.as_bytes())?;
+        for panel in self.panels.values_mut() {
+            panel.sidecar_moved(&sidecar);
+        }
+        self.sidecar = Some(sidecar);
         self.path = Some(path.to_path_buf());
         Ok(())
     }
@@ -307,6 +356,12 @@ impl Session {
 /// The prefix of the sidecar names a pane writes, e.g. `3-`.
 fn pane_prefix(id: PaneId) -> String {
     format!("{}-", id.0)
+}
+
+/// Whether a sidecar entry was written by a pane (`3-ising-series.npy`).
+fn is_pane_entry(name: &str) -> bool {
+    name.split_once('-')
+        .is_some_and(|(id, _)| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn layout_matches(

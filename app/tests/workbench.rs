@@ -6,6 +6,7 @@
 
 mod common;
 mod examples;
+mod robustness;
 
 include!(concat!(env!("OUT_DIR"), "/discovered_tests.rs"));
 

@@ -165,8 +165,7 @@ impl ExportBundle {
         if !self.sweeps.is_empty() {
             let dir = out.join("sweeps");
             std::fs::create_dir_all(&dir).map_err(|e| io(&dir, &e))?;
-            for (doc, figure) in &self.sweeps {
-                let stem = slug(&doc.name);
+            for ((doc, figure), stem) in self.sweeps.iter().zip(self.sweep_stems()) {
                 let path = dir.join(format!("{stem}.csv"));
                 let text = to_csv(doc).map_err(|e| io(&path, &e))?;
                 crate::project::write_atomic(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
@@ -204,6 +203,25 @@ impl ExportBundle {
         Ok(report)
     }
 
+    /// The file names (without extension) of the sweeps' exports: their names' slugs, made
+    /// distinct (`beta`, `beta-2`) so that two sweeps never overwrite each other's files.
+    pub fn sweep_stems(&self) -> Vec<String> {
+        let mut taken = std::collections::BTreeSet::new();
+        self.sweeps
+            .iter()
+            .map(|(doc, _)| {
+                let base = slug(&doc.name);
+                let mut stem = base.clone();
+                let mut n = 2;
+                while !taken.insert(stem.clone()) {
+                    stem = format!("{base}-{n}");
+                    n += 1;
+                }
+                stem
+            })
+            .collect()
+    }
+
     /// The `summary.json` document.
     pub fn summary_json(&self) -> serde_json::Value {
         serde_json::json!({
@@ -216,8 +234,9 @@ impl ExportBundle {
                 "title": panel.title,
                 "summary": panel.summary,
             })).collect::<Vec<_>>(),
-            "sweeps": self.sweeps.iter().map(|(doc, _)| serde_json::json!({
+            "sweeps": self.sweeps.iter().zip(self.sweep_stems()).map(|((doc, _), stem)| serde_json::json!({
                 "name": doc.name,
+                "file": stem,
                 "axes": doc.axes.iter().map(|a| a.param.clone()).collect::<Vec<_>>(),
                 "outputs": doc.outputs,
                 "points": doc.results.len(),

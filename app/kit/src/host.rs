@@ -152,6 +152,9 @@ pub trait PanelModel: Default + 'static {
     /// Writes the results to keep into `results` (arrays to `sidecar` when saving a file).
     fn save(&self, results: &mut Self::Results, sidecar: Option<&Sidecar>) -> anyhow::Result<()>;
 
+    /// The project's arrays moved to `sidecar` after a save (see [`Panel::sidecar_moved`]).
+    fn sidecar_moved(&mut self, _sidecar: &Sidecar) {}
+
     /// Draws tab `tab`.
     fn tab_ui(&mut self, tab: Self::Tab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>);
 
@@ -258,6 +261,9 @@ pub struct Host<M: PanelModel> {
     declared: Declared<M::Params>,
     project_dir: Option<PathBuf>,
     warning: Option<String>,
+    /// Saved results that could not be restored, with the reason: written back unchanged on
+    /// save (their sidecar files are carried along) until the model has results of its own.
+    unrestored: Option<(M::Results, String)>,
     model: M,
 }
 
@@ -272,6 +278,7 @@ impl<M: PanelModel> Host<M> {
             declared: Declared::new(M::Params::declare()),
             project_dir: None,
             warning: None,
+            unrestored: None,
             model: M::default(),
         }
     }
@@ -340,6 +347,14 @@ impl<M: PanelModel> Panel for Host<M> {
         self.project_dir = dir.map(Path::to_path_buf);
     }
 
+    fn sidecar_moved(&mut self, sidecar: &Sidecar) {
+        self.model.sidecar_moved(sidecar);
+    }
+
+    fn restore_warning(&self) -> Option<String> {
+        self.unrestored.as_ref().map(|(_, reason)| reason.clone())
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, context: &mut PanelContext<'_>) {
         crate::widgets::dismissible_warning(ui, &mut self.warning);
         if let Some(dir) = context.project_dir {
@@ -378,6 +393,11 @@ impl<M: PanelModel> Panel for Host<M> {
     fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn Any>> {
         let mut results = M::Results::default();
         self.model.save(&mut results, sidecar)?;
+        if let Some((kept, _)) = &self.unrestored
+            && results == M::Results::default()
+        {
+            results = kept.clone();
+        }
         Ok(Box::new(DocOf::<M> {
             params: self.params.clone(),
             view: self.view.clone(),
@@ -514,9 +534,12 @@ impl<M: PanelModel> PanelType for Host<M> {
         match M::restore(&results, sidecar, &host.params) {
             Ok(model) => host.model = model,
             Err(error) => {
+                let reason = format!("{error:#}");
                 host.warning = Some(format!(
-                    "saved results were not restored ({error:#}); run again to recompute them"
+                    "saved results were not restored ({reason}); they stay in the project file \
+                     until you run again to recompute them"
                 ));
+                host.unrestored = Some((results, reason));
             }
         }
         Ok(host)
@@ -745,6 +768,18 @@ mod tests {
                 .as_deref()
                 .is_some_and(|w| w.contains("unreadable"))
         );
+        // ... but kept in the file until the panel computes its own.
+        assert!(broken.restore_warning().is_some());
+        let resaved = broken.save(None).expect("saves");
+        let resaved = resaved.downcast::<DocOf<Product>>().expect("its own state");
+        assert_eq!(resaved.results.product, Some(0));
+        let mut recomputed = broken;
+        recomputed
+            .run_headless(&Progress::new(), &CancelToken::new())
+            .expect("runs");
+        let fresh = recomputed.save(None).expect("saves");
+        let fresh = fresh.downcast::<DocOf<Product>>().expect("its own state");
+        assert_eq!(fresh.results.product, Some(21));
     }
 
     #[test]

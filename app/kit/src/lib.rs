@@ -19,6 +19,7 @@ pub mod jobs;
 pub mod panel;
 pub mod params;
 pub mod project;
+pub mod suggest;
 pub mod sweep;
 pub mod task;
 pub mod undo;

@@ -135,14 +135,18 @@ pub fn issues_of<'a>(
         .collect()
 }
 
-/// Converts a serialisable result into the JSON kept in a project.
-pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<serde_json::Value> {
-    Ok(serde_json::to_value(value)?)
+/// A result kept in a project file as it is written there (RON text, inline in the file), so
+/// that every value, NaN and infinities included, reads back as it was.
+pub type SavedValue = Box<ron::value::RawValue>;
+
+/// Converts a serialisable result into the value kept in a project.
+pub fn to_saved<T: Serialize>(value: &T) -> anyhow::Result<SavedValue> {
+    Ok(ron::value::RawValue::from_rust(value)?)
 }
 
-/// The inverse of [`to_json`].
-pub fn from_json<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> anyhow::Result<T> {
-    Ok(serde_json::from_value(value.clone())?)
+/// The inverse of [`to_saved`].
+pub fn from_saved<T: serde::de::DeserializeOwned>(value: &SavedValue) -> anyhow::Result<T> {
+    Ok(ron::from_str(value.get_ron())?)
 }
 
 /// What a panel can use from the app while drawing.
@@ -247,6 +251,18 @@ pub trait Panel {
     /// Tells the panel the folder of its project file, against which relative data paths
     /// resolve (called when a project is opened or saved).
     fn set_project_dir(&mut self, _dir: Option<&Path>) {}
+
+    /// Called after a save moved the project's arrays to `sidecar` (each save writes a new
+    /// sidecar folder), so that paths the panel keeps into the old one (e.g. a weight cache)
+    /// follow them.
+    fn sidecar_moved(&mut self, _sidecar: &Sidecar) {}
+
+    /// Why the saved results could not be restored when the project was opened (`None` when
+    /// they were, or there were none). The results are kept in the file until the panel
+    /// computes new ones.
+    fn restore_warning(&self) -> Option<String> {
+        None
+    }
 
     /// The tab title.
     fn title(&self) -> String {

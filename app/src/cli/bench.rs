@@ -15,6 +15,7 @@ use clap::Parser;
 #[derive(Debug, Parser)]
 #[command(
     name = "benchtop bench ising",
+    allow_negative_numbers = true,
     about = "Checkerboard Metropolis throughput and observables"
 )]
 pub struct IsingBench {
@@ -54,6 +55,7 @@ pub struct IsingBench {
 #[derive(Debug, Parser)]
 #[command(
     name = "benchtop bench sht",
+    allow_negative_numbers = true,
     about = "Spherical harmonic transform timings and round-trip error"
 )]
 pub struct ShtBench {
@@ -112,6 +114,7 @@ pub fn sht(options: &ShtBench) -> anyhow::Result<serde_json::Value> {
 #[derive(Debug, Parser)]
 #[command(
     name = "benchtop bench findr",
+    allow_negative_numbers = true,
     about = "FINDR training-step timing (forward, backward, clip, SGD-momentum update)"
 )]
 pub struct FindrBench {
@@ -160,6 +163,7 @@ pub fn findr(options: &FindrBench) -> anyhow::Result<serde_json::Value> {
 #[derive(Debug, Parser)]
 #[command(
     name = "benchtop bench neurotree",
+    allow_negative_numbers = true,
     about = "NeuroTree AGE-GCN training-step timing (forward, backward, Adam) on one batch"
 )]
 pub struct NeuroTreeBench {
@@ -200,6 +204,7 @@ pub fn neurotree(options: &NeuroTreeBench) -> anyhow::Result<serde_json::Value> 
 #[derive(Debug, Parser)]
 #[command(
     name = "benchtop bench molstitch",
+    allow_negative_numbers = true,
     about = "MolStitch throughput: RDKit property scoring of the offline set and prior sampling"
 )]
 pub struct MolStitchBench {

@@ -4,13 +4,24 @@
 //! `#` comments skipped; a first line `smiles` is a header) or a CSV with a `smiles` column
 //! (any case). OUT has one row per input molecule, in input order, with the columns
 //! `smiles,mw,logp,tpsa,qed,sa,error`: `smiles` is the input as written, `error` is empty unless
-//! that SMILES is invalid (then the numeric columns are empty). A one-line report goes to stderr.
+//! that SMILES is invalid (then the numeric columns are empty). A SMILES longer than
+//! [`benchtop_molstitch::MAX_SMILES_CHARS`] characters or holding a control character is refused
+//! before RDKit sees it, as that row's error (so one absurd row cannot stall the file).
+//!
+//! OUT is written atomically (a temporary file renamed over it: a failed write leaves any
+//! previous OUT intact), and OUT naming INPUT itself is refused before anything is computed. A
+//! report goes to stderr: the counts, then the first invalid rows as `row N: why` (N counts the
+//! molecules from 1, as the rows of OUT after its header).
 
 use std::path::Path;
 
 use anyhow::Context as _;
+use benchtop_kit::project::write_atomic;
 use benchtop_molstitch::ChemError;
 use benchtop_molstitch::props::{Properties, score_all_parallel};
+
+/// How many invalid rows the stderr report names (the `error` column has them all).
+const REPORTED_ERRORS: usize = 5;
 
 /// The header of the output CSV (an interface other tools parse: keep it stable).
 pub const PROPS_COLUMNS: [&str; 7] = ["smiles", "mw", "logp", "tpsa", "qed", "sa", "error"];
@@ -97,25 +108,79 @@ pub fn props_csv(
     Ok(String::from_utf8(writer.into_inner()?)?)
 }
 
-/// Scores `input` on every core and writes `out`; reports the counts on stderr.
+/// Whether `a` and `b` are one existing file: the same path once symbolic links and `..` are
+/// resolved, or (on Unix) two hard links to one inode. A path that does not exist is no file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(a), Ok(b)) = (std::fs::canonicalize(a), std::fs::canonicalize(b)) else {
+        return false;
+    };
+    if a == b {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if let (Ok(m), Ok(n)) = (std::fs::metadata(&a), std::fs::metadata(&b)) {
+            return m.dev() == n.dev() && m.ino() == n.ino();
+        }
+    }
+    false
+}
+
+/// Refuses an output path that is the input file itself (also through a symbolic or hard
+/// link): writing it would replace the input. `flag` names the option (`--out`, `--csv`).
+/// Call it before computing anything.
+pub fn refuse_output_over_input(input: &Path, output: &Path, flag: &str) -> anyhow::Result<()> {
+    if same_file(input, output) {
+        anyhow::bail!(
+            "{flag} {} is the input file {}: writing it would replace the input; choose \
+             another output path",
+            output.display(),
+            input.display()
+        );
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically, creating its folder first.
+pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    write_atomic(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Scores `input` on every core and writes `out` atomically; reports the counts and the first
+/// invalid rows on stderr. `out` naming the input file is refused before anything is read.
 pub fn props(input: &Path, out: &Path) -> anyhow::Result<()> {
+    refuse_output_over_input(input, out, "--out")?;
     let smiles = read_smiles(input)?;
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let scored = score_all_parallel(&smiles, threads);
     let text = props_csv(&smiles, &scored)?;
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
-    let invalid = scored.iter().filter(|r| r.is_err()).count();
+    write_output(out, text.as_bytes())?;
+    let invalid: Vec<(usize, &ChemError)> = scored
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().err().map(|e| (i + 1, e)))
+        .collect();
     eprintln!(
         "{}: {} molecules, {} invalid; written to {}",
         input.display(),
         smiles.len(),
-        invalid,
+        invalid.len(),
         out.display()
     );
+    for (row, error) in invalid.iter().take(REPORTED_ERRORS) {
+        eprintln!("row {row}: {error}");
+    }
+    if invalid.len() > REPORTED_ERRORS {
+        eprintln!(
+            "… and {} more invalid rows (see the `error` column)",
+            invalid.len() - REPORTED_ERRORS
+        );
+    }
     Ok(())
 }
 

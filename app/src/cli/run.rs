@@ -95,6 +95,13 @@ pub fn run(file: &Path, out: &Path, options: &RunOptions) -> anyhow::Result<usiz
         .map(|text| parse_setting(text))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut session = Session::open(file)?;
+    for warning in session.restore_warnings() {
+        eprintln!(
+            "warning: {}: {warning}; the saved results stay in the file unless this run \
+             recomputes them",
+            file.display()
+        );
+    }
     if let Some(preset) = &options.preset {
         session
             .apply_preset(preset)

@@ -3,13 +3,20 @@
 //! The CSV has one row per total wavenumber k with the columns `k,wavelength_km,psd`
 //! (4π-normalised: Σ_k psd is the area-weighted mean square; `wavelength_km` is 2πR_E/k, `inf`
 //! at k = 0). A description of the field read goes to stderr.
+//!
+//! The CSV is written atomically (a temporary file renamed over it: a failed write leaves any
+//! previous CSV intact), and a `--csv` naming the input file itself is refused before anything
+//! is read. A field whose power overflows f64 (values near 1e300) is an error naming the file
+//! and variable, never a column of `inf`.
 
 use std::path::Path;
 
-use anyhow::Context as _;
+use benchtop_compute::ComputeError;
 use benchtop_spectra::data::{GridChoice, LoadOptions, describe};
 
 use benchtop_panel_spectra::{file_spectrum, spectrum_csv};
+
+use super::chem::{refuse_output_over_input, write_output};
 
 /// Parses `--grid`: `auto`, `equiangular` or `gauss`.
 pub fn parse_grid(text: &str) -> anyhow::Result<GridChoice> {
@@ -21,20 +28,28 @@ pub fn parse_grid(text: &str) -> anyhow::Result<GridChoice> {
     }
 }
 
-/// Loads the field, computes its spectrum and writes the CSV to `csv`.
+/// Loads the field, computes its spectrum and writes the CSV to `csv` atomically; `csv` naming
+/// the input file is refused first.
 pub fn spectra(
     file: &Path,
     options: &LoadOptions,
     lmax: Option<usize>,
     csv: &Path,
 ) -> anyhow::Result<()> {
-    let (field, spectrum) = file_spectrum(file, options, lmax)?;
-    if let Some(parent) = csv.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    std::fs::write(csv, spectrum_csv(&spectrum))
-        .with_context(|| format!("cannot write {}", csv.display()))?;
+    refuse_output_over_input(file, csv, "--csv")?;
+    let (field, spectrum) = file_spectrum(file, options, lmax).map_err(|error| match error {
+        // The loaders name the file; the spectrum's own numerical failures do not.
+        ComputeError::Numerical(why) => {
+            let variable = if options.variable.is_empty() {
+                String::new()
+            } else {
+                format!(": variable `{}`", options.variable)
+            };
+            anyhow::anyhow!("{}{variable}: {why}", file.display())
+        }
+        other => other.into(),
+    })?;
+    write_output(csv, spectrum_csv(&spectrum).as_bytes())?;
     eprintln!(
         "{}: lmax {}, {} rows written to {}",
         describe(&field),

@@ -176,3 +176,11 @@ pub fn small_ising_session() -> Session {
     )";
     session_from(text, "small.ron")
 }
+
+/// The folder holding the arrays of the saved project at `path` (the sidecar folder it names).
+pub fn sidecar_folder(path: &std::path::Path) -> std::path::PathBuf {
+    benchtop_kit::project::saved_sidecar(path)
+        .expect("the project names its sidecar")
+        .dir()
+        .to_path_buf()
+}

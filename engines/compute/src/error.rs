@@ -46,7 +46,73 @@ impl ComputeError {
             reason: reason.into(),
         }
     }
+
+    /// Refuses, before anything is allocated, a computation whose largest array would hold more
+    /// than `limit_bytes`: `factors` are the sizes (named keys and values) whose product is the
+    /// number of elements, each `bytes_each` bytes. The error names the first key.
+    pub fn check_memory(
+        factors: &[(&str, usize)],
+        bytes_each: usize,
+        limit_bytes: usize,
+    ) -> Result<(), Self> {
+        let bytes = factors.iter().try_fold(bytes_each, |product, &(_, value)| {
+            product.checked_mul(value)
+        });
+        match bytes {
+            Some(bytes) if bytes <= limit_bytes => Ok(()),
+            _ => {
+                let keys: Vec<String> = factors
+                    .iter()
+                    .map(|(key, value)| format!("{key} = {value}"))
+                    .collect();
+                let needed = bytes.map_or_else(
+                    || "more than this machine can address".to_owned(),
+                    |b| format!("{:.1} GiB", gib(b)),
+                );
+                Err(Self::invalid(
+                    factors.first().map_or("size", |(key, _)| key),
+                    format!(
+                        "{} need {needed} for one array; Benchtop allows {:.1} GiB (make them \
+                         smaller)",
+                        keys.join(" × "),
+                        gib(limit_bytes)
+                    ),
+                ))
+            }
+        }
+    }
 }
+
+/// Bytes in GiB, for messages.
+#[allow(clippy::cast_precision_loss)]
+fn gib(bytes: usize) -> f64 {
+    bytes as f64 / f64::from(1_u32 << 30)
+}
+
+/// The memory limit for one array of user-sized data: 4 GiB.
+pub const ARRAY_LIMIT_BYTES: usize = 4 << 30;
 
 /// `Result` with a [`ComputeError`].
 pub type ComputeResult<T> = Result<T, ComputeError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_checks_name_the_sizes_and_never_overflow() {
+        assert!(ComputeError::check_memory(&[("a", 10), ("b", 10)], 8, 1000).is_ok());
+        let error =
+            ComputeError::check_memory(&[("trials", 100_000), ("bins", 100_000)], 8, 1 << 30)
+                .unwrap_err()
+                .to_string();
+        assert!(
+            error.contains("trials") && error.contains("74.5 GiB"),
+            "{error}"
+        );
+        let error = ComputeError::check_memory(&[("n", usize::MAX), ("m", 3)], 8, 1 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("more than this machine"), "{error}");
+    }
+}

@@ -3,8 +3,8 @@
 //! Every engine takes a seed, reports [`Progress`], honours a [`CancelToken`] and returns a
 //! [`ComputeError`] on failure. GPU work goes through one lazily created wgpu device
 //! ([`gpu`]), NVIDIA GPUs through a CUDA context that is loaded at run time ([`cuda`]), and
-//! neural networks through a candle device chosen in [`candle_device`]. Nothing here knows
-//! about screens or files.
+//! neural networks through a candle device chosen in [`candle_device`]. [`npy`] is the one
+//! hardened NumPy `.npy`/`.npz` reader every loader shares. Nothing here knows about screens.
 
 pub mod backends;
 pub mod cancel;
@@ -12,6 +12,7 @@ pub mod candle_device;
 pub mod cuda;
 pub mod error;
 pub mod gpu;
+pub mod npy;
 pub mod progress;
 pub mod rng;
 pub mod threads;

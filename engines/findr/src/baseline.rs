@@ -294,8 +294,12 @@ pub fn fit(
         .partition(|t| t % params.validation_every != params.validation_every - 1);
     if train.is_empty() || validation.is_empty() {
         return Err(ComputeError::invalid(
-            "validation_every",
-            "too few trials for a training and a validation set",
+            "trials",
+            format!(
+                "the data has {} trials; the baseline needs at least {} (one in every {} is held \
+                 out for validation)",
+                data.n_trials, params.validation_every, params.validation_every
+            ),
         ));
     }
     let n = data.n_neurons;

@@ -113,6 +113,15 @@ fn bench_here(params: &BenchParams) -> Result<serde_json::Value, ComputeError> {
             return Err(ComputeError::invalid(name, "choose 1 to 100000"));
         }
     }
+    ComputeError::check_memory(
+        &[
+            ("trials", params.trials),
+            ("bins", params.bins),
+            ("neurons", params.neurons),
+        ],
+        8,
+        benchtop_compute::error::ARRAY_LIMIT_BYTES,
+    )?;
     let data = bench_trials(params)?;
     let baseline = vec![softplus_inverse(BENCH_RATE_HZ); data.spikes.len()];
     let device = Device::Cpu;

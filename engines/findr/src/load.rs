@@ -10,7 +10,7 @@
 //! | `times`          | `[B]`       | start time of each trial in the session, s               |
 //! | `choices`        | `[B]`       | optional: the animal's choice, 0/1 or bool (1 = right)   |
 //!
-//! Compressed archives (`np.savez_compressed`) are not read: save with `np.savez`.
+//! Archives written by `np.savez` (stored) and `np.savez_compressed` (deflate) are both read.
 //!
 //! **CSV**: a header row, then one row per valid (trial, bin):
 //!
@@ -35,13 +35,14 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::BufWriter;
 use std::path::Path;
 
-use ndarray::{Array1, Array3, ArrayD};
-use ndarray_npy::{NpzReader, NpzWriter, ReadNpyError, ReadNpzError, ReadableElement};
+use ndarray::{Array1, Array3};
+use ndarray_npy::NpzWriter;
 
 use benchtop_compute::ComputeError;
+use benchtop_compute::npy::{self, NpyError, Npz};
 
 use crate::trials::TrialSet;
 
@@ -101,89 +102,25 @@ struct Numbers {
     values: Vec<f64>,
 }
 
-/// Reads `name` as `T` when its dtype is `T`; `Ok(None)` when the dtype is another one.
-fn read_as<T: ReadableElement>(
-    reader: &mut NpzReader<BufReader<File>>,
-    name: &str,
-    convert: impl Fn(T) -> f64,
-) -> Result<Option<Numbers>, ReadNpzError> {
-    match reader.by_name::<ndarray::OwnedRepr<T>, ndarray::IxDyn>(name) {
-        Ok(array) => {
-            let array: ArrayD<T> = array;
-            let shape = array.shape().to_vec();
-            let values = array.into_iter().map(convert).collect();
-            Ok(Some(Numbers { shape, values }))
-        }
-        Err(ReadNpzError::Npy(ReadNpyError::WrongDescriptor(_))) => Ok(None),
-        Err(error) => Err(error),
-    }
-}
-
-/// Reads array `name` of any numeric or boolean dtype.
-#[allow(clippy::cast_precision_loss)]
-fn read_numbers(
-    reader: &mut NpzReader<BufReader<File>>,
-    path: &Path,
-    name: &str,
-) -> Result<Numbers, ComputeError> {
-    let attempt =
-        |reader: &mut NpzReader<BufReader<File>>| -> Result<Option<Numbers>, ReadNpzError> {
-            if let Some(a) = read_as::<f64>(reader, name, |v| v)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<f32>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<i64>(reader, name, |v| v as f64)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<i32>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<i16>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<i8>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<u64>(reader, name, |v| v as f64)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<u32>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<u16>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            if let Some(a) = read_as::<u8>(reader, name, f64::from)? {
-                return Ok(Some(a));
-            }
-            read_as::<bool>(reader, name, |v| if v { 1.0 } else { 0.0 })
-        };
-    match attempt(reader) {
-        Ok(Some(numbers)) => Ok(numbers),
-        Ok(None) => Err(array_error(
+/// Reads array `name` of any numeric or boolean dtype, stored or deflate-compressed.
+fn read_numbers(archive: &Npz<'_>, path: &Path, name: &str) -> Result<Numbers, ComputeError> {
+    match archive.read_f64(name) {
+        Ok((shape, values)) => Ok(Numbers { shape, values }),
+        Err(NpyError::UnsupportedDtype(dtype)) => Err(array_error(
             path,
             name,
-            "has an unsupported dtype: use a float, integer or bool array",
+            format!("has an unsupported dtype {dtype}: use a float, integer or bool array"),
+        )),
+        Err(error @ NpyError::ObjectArray) => Err(array_error(
+            path,
+            name,
+            format!("has an unsupported dtype: {error}; use a float, integer or bool array"),
         )),
         Err(error) => Err(array_error(
             path,
             name,
-            format!("could not be read: {error}{}", compression_hint(&error)),
+            format!("could not be read: {error}"),
         )),
-    }
-}
-
-/// Advice when a zip error comes from a compressed archive, which is not read.
-fn compression_hint(error: &ReadNpzError) -> &'static str {
-    if error
-        .to_string()
-        .contains("Compression method not supported")
-    {
-        " (the archive is compressed: save it with np.savez, not np.savez_compressed)"
-    } else {
-        ""
     }
 }
 
@@ -250,15 +187,9 @@ fn choice_of(value: f64) -> Option<bool> {
 
 /// Reads a FINDR `.npz` archive (see the module docs).
 pub fn load_npz(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
-    let file = File::open(path).map_err(|e| file_error(path, format!("cannot open: {e}")))?;
-    let mut reader = NpzReader::new(BufReader::new(file))
-        .map_err(|e| file_error(path, format!("not a NumPy .npz archive: {e}")))?;
-    let names = reader.names().map_err(|e| {
-        file_error(
-            path,
-            format!("cannot list the arrays: {e}{}", compression_hint(&e)),
-        )
-    })?;
+    let bytes = npy::read_file(path).map_err(|e| file_error(path, e.to_string()))?;
+    let archive = Npz::parse(&bytes).map_err(|e| file_error(path, e.to_string()))?;
+    let names = archive.names();
     let required = [SPIKES, INPUTS, LENGTHS, TIMES];
     for name in required {
         if !names.iter().any(|n| n == name) {
@@ -279,7 +210,7 @@ pub fn load_npz(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
         }
     }
 
-    let spikes = read_numbers(&mut reader, path, SPIKES)?;
+    let spikes = read_numbers(&archive, path, SPIKES)?;
     let &[n_trials, max_bins, n_neurons] = spikes.shape.as_slice() else {
         return Err(array_error(
             path,
@@ -300,7 +231,7 @@ pub fn load_npz(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
             ),
         ));
     }
-    let inputs = read_numbers(&mut reader, path, INPUTS)?;
+    let inputs = read_numbers(&archive, path, INPUTS)?;
     check_shape(
         path,
         INPUTS,
@@ -308,12 +239,12 @@ pub fn load_npz(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
         &[n_trials, max_bins, 2],
         "trials × bins × 2",
     )?;
-    let lengths = read_numbers(&mut reader, path, LENGTHS)?;
+    let lengths = read_numbers(&archive, path, LENGTHS)?;
     check_shape(path, LENGTHS, &lengths, &[n_trials], "one per trial")?;
-    let times = read_numbers(&mut reader, path, TIMES)?;
+    let times = read_numbers(&archive, path, TIMES)?;
     check_shape(path, TIMES, &times, &[n_trials], "one per trial")?;
     let choices = if names.iter().any(|n| n == CHOICES) {
-        let choices = read_numbers(&mut reader, path, CHOICES)?;
+        let choices = read_numbers(&archive, path, CHOICES)?;
         check_shape(path, CHOICES, &choices, &[n_trials], "one per trial")?;
         Some(choices)
     } else {
@@ -1064,34 +995,127 @@ mod tests {
         }
     }
 
+    /// `members` (name, NPY bytes) as a zip archive with every member deflated, laid out as
+    /// `np.savez_compressed` writes it.
+    fn deflated_zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for (name, npy) in members {
+            let mut encoder =
+                flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+            encoder.write_all(npy).unwrap();
+            let packed = encoder.finish().unwrap();
+            let mut crc = flate2::Crc::new();
+            crc.update(npy);
+            let offset = u32::try_from(out.len()).unwrap();
+            let name = format!("{name}.npy");
+            let sizes = [
+                crc.sum(),
+                u32::try_from(packed.len()).unwrap(),
+                u32::try_from(npy.len()).unwrap(),
+            ];
+            let name_len = u16::try_from(name.len()).unwrap();
+            // Local header: signature, version 20, flags 0, method 8 (deflate), time, date,
+            // CRC, sizes, name length, no extra field.
+            out.extend(0x0403_4b50_u32.to_le_bytes());
+            out.extend([20, 0, 0, 0, 8, 0, 0, 0, 0, 0]);
+            sizes.iter().for_each(|v| out.extend(v.to_le_bytes()));
+            out.extend(name_len.to_le_bytes());
+            out.extend([0, 0]);
+            out.extend(name.as_bytes());
+            out.extend(&packed);
+            // Central entry: the same, plus extra and comment lengths, disk, attributes and
+            // the local header's offset.
+            central.extend(0x0201_4b50_u32.to_le_bytes());
+            central.extend([20, 0, 20, 0, 0, 0, 8, 0, 0, 0, 0, 0]);
+            sizes.iter().for_each(|v| central.extend(v.to_le_bytes()));
+            central.extend(name_len.to_le_bytes());
+            central.extend([0; 12]);
+            central.extend(offset.to_le_bytes());
+            central.extend(name.as_bytes());
+        }
+        let count = u16::try_from(members.len()).unwrap();
+        let cd_offset = u32::try_from(out.len()).unwrap();
+        out.extend(&central);
+        out.extend(0x0605_4b50_u32.to_le_bytes());
+        out.extend([0; 4]);
+        out.extend(count.to_le_bytes());
+        out.extend(count.to_le_bytes());
+        out.extend(u32::try_from(central.len()).unwrap().to_le_bytes());
+        out.extend(cd_offset.to_le_bytes());
+        out.extend([0, 0]);
+        out
+    }
+
+    /// The members of the (stored) archive at `path`: name and NPY bytes.
+    fn members_of(path: &Path) -> Vec<(String, Vec<u8>)> {
+        let bytes = std::fs::read(path).unwrap();
+        let archive = Npz::parse(&bytes).unwrap();
+        archive
+            .names()
+            .into_iter()
+            .map(|name| {
+                let npy = archive.npy_bytes(&name).unwrap().into_owned();
+                (name, npy)
+            })
+            .collect()
+    }
+
     #[test]
-    fn compressed_npz_is_refused_with_advice() {
+    fn compressed_npz_loads_like_the_stored_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let stored = dir.path().join("stored.npz");
+        let data = synthetic();
+        save_npz(&data, &stored).unwrap();
+        let compressed = dir.path().join("compressed.npz");
+        let zipped = deflated_zip(&members_of(&stored));
+        assert!(zipped.len() < std::fs::metadata(&stored).unwrap().len() as usize);
+        std::fs::write(&compressed, zipped).unwrap();
+        assert_eq!(load_trials(&compressed, data.bin_s).unwrap(), data);
+
+        // The hand-made archive with mixed dtypes, compressed.
+        let path = dir.path().join("mixed.npz");
+        Archive::new().write(&path, None);
+        let expected = load_trials(&path, 0.01).unwrap();
+        std::fs::write(&path, deflated_zip(&members_of(&path))).unwrap();
+        assert_eq!(load_trials(&path, 0.01).unwrap(), expected);
+    }
+
+    #[test]
+    fn npz_with_a_huge_claimed_shape_or_a_zip_bomb_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("data.npz");
         Archive::new().write(&path, None);
-        // Mark every entry as deflated (method 8) in its local and central headers, as
-        // np.savez_compressed writes them.
-        let mut bytes = std::fs::read(&path).unwrap();
-        let mut marked = 0;
-        for i in 0..bytes.len() - 12 {
-            match &bytes[i..i + 4] {
-                b"PK\x03\x04" => {
-                    bytes[i + 8] = 8;
-                    marked += 1;
-                }
-                b"PK\x01\x02" => {
-                    bytes[i + 10] = 8;
-                    marked += 1;
-                }
-                _ => {}
-            }
-        }
-        assert_eq!(marked, 10);
-        std::fs::write(&path, bytes).unwrap();
+        let mut members = members_of(&path);
+        // `times` claims 1e8 × 1e8 float64 values over its 24 bytes of data.
+        let (_, times) = members.iter_mut().find(|(n, _)| n == TIMES).unwrap();
+        let header_len = usize::from(u16::from_le_bytes([times[8], times[9]]));
+        let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000, 100000000), }";
+        let mut text = header.to_owned();
+        text.extend(std::iter::repeat_n(' ', header_len - header.len() - 1));
+        text.push('\n');
+        times[10..10 + header_len].copy_from_slice(text.as_bytes());
+        std::fs::write(&path, deflated_zip(&members)).unwrap();
         let m = message(load_trials(&path, 0.01));
-        assert!(m.contains("data.npz"), "{m}");
         assert!(
-            m.contains("save it with np.savez, not np.savez_compressed"),
+            m.contains("data.npz: array `times` could not be read"),
+            "{m}"
+        );
+        assert!(m.contains("(100000000, 100000000)"), "{m}");
+
+        // A member that inflates to more than it declares.
+        Archive::new().write(&path, None);
+        let mut zipped = deflated_zip(&members_of(&path));
+        let central = zipped.len() - 22;
+        let cd_size = u32::from_le_bytes(zipped[central + 12..central + 16].try_into().unwrap());
+        let first = central - cd_size as usize;
+        let declared = u32::from_le_bytes(zipped[first + 24..first + 28].try_into().unwrap());
+        zipped[first + 24..first + 28].copy_from_slice(&(declared - 8).to_le_bytes());
+        std::fs::write(&path, zipped).unwrap();
+        let m = message(load_trials(&path, 0.01));
+        assert!(
+            m.contains("data.npz: array `spikes`") && m.contains("declares"),
             "{m}"
         );
     }

@@ -123,6 +123,15 @@ impl SyntheticParams {
                 "choose at least 1 bin and no more than max_bins",
             ));
         }
+        ComputeError::check_memory(
+            &[
+                ("n_trials", self.n_trials),
+                ("max_bins", self.max_bins),
+                ("n_neurons", self.n_neurons),
+            ],
+            8,
+            benchtop_compute::error::ARRAY_LIMIT_BYTES,
+        )?;
         let positive = [
             ("bin_s", self.bin_s),
             ("tau_s", self.tau_s),

@@ -157,6 +157,17 @@ impl McParams {
                 "measurement intervals must be at least 1 sweep",
             ));
         }
+        let measurements = self.measurement_sweeps / self.measure_every;
+        if measurements < 2 {
+            return Err(ComputeError::invalid(
+                "measurement_sweeps",
+                format!(
+                    "{} measurement sweeps with a measurement every {} sweeps give {measurements} \
+                     measurements; a summary needs at least 2 (measure more sweeps, or more often)",
+                    self.measurement_sweeps, self.measure_every
+                ),
+            ));
+        }
         if self.threads > 1024 {
             return Err(ComputeError::invalid(
                 "threads",

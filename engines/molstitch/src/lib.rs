@@ -50,7 +50,10 @@ pub mod stitchnet;
 pub mod vocab;
 
 pub use error::ChemError;
-pub use mol::{BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, Molecule, Pattern};
+pub use mol::{
+    BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, MAX_MOLBLOCK_ATOMS, MAX_SMILES_CHARS,
+    Molecule, Pattern, check_molblock, check_smiles,
+};
 pub use objectives::{ObjectiveSpec, Objectives};
 pub use offline::{Dataset, LoadError, Record, RowError};
 pub use props::Properties;

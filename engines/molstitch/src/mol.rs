@@ -15,6 +15,82 @@ fn quiet() {
     QUIET.call_once(ffi::silence_logs);
 }
 
+/// The longest SMILES Benchtop hands to RDKit, in characters.
+///
+/// RDKit's SMILES parsing takes time that grows about cubically with the length of a chain (a
+/// 2,000-carbon chain takes seconds, 10,000 carbons do not finish in minutes), so one absurd
+/// row could stall a whole file. Drug-like molecules are under 200 characters (the shipped
+/// MOSES set under 100); a 1,000-character SMILES still scores in about a second.
+pub const MAX_SMILES_CHARS: usize = 1_000;
+
+/// The most atoms a mol block (one SDF record) may declare on its counts line; the same bound
+/// as [`MAX_SMILES_CHARS`] in atoms.
+pub const MAX_MOLBLOCK_ATOMS: usize = 1_000;
+
+/// The first control character of `text` (1-based position) that is not in `allowed`.
+fn first_control(text: &str, allowed: &[char]) -> Option<(usize, char)> {
+    text.chars()
+        .enumerate()
+        .find(|(_, c)| c.is_control() && !allowed.contains(c))
+        .map(|(i, c)| (i + 1, c))
+}
+
+/// Checks a SMILES string before RDKit sees it: at most [`MAX_SMILES_CHARS`] characters
+/// ([`ChemError::SmilesTooLong`]) and no control character, NUL, tab and line breaks included
+/// ([`ChemError::ControlCharacter`]; a NUL would cut the string short in C++, so `CC<NUL>O`
+/// would be read as ethane). [`Molecule::from_smiles`] calls it, so every path that parses a
+/// SMILES (the dataset loaders, `benchtop chem props`, scoring, stitching) is bounded by it.
+pub fn check_smiles(smiles: &str) -> Result<(), ChemError> {
+    // Count characters only up to the bound: the check itself stays cheap on huge input.
+    let chars = smiles.chars().take(MAX_SMILES_CHARS + 1).count();
+    if chars > MAX_SMILES_CHARS {
+        return Err(ChemError::SmilesTooLong {
+            chars: smiles.chars().count(),
+        });
+    }
+    if let Some((position, character)) = first_control(smiles, &[]) {
+        return Err(ChemError::ControlCharacter {
+            what: "SMILES",
+            character,
+            place: format!("character {position}"),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a mol block before RDKit sees it: no control character other than tabs and line
+/// breaks ([`ChemError::ControlCharacter`], naming the line), and at most
+/// [`MAX_MOLBLOCK_ATOMS`] atoms on the counts line (V2000: line 4; V3000: `M  V30 COUNTS`)
+/// ([`ChemError::TooManyAtoms`]). A block whose counts cannot be read is left to RDKit, which
+/// rejects it. [`Molecule::from_molblock`] calls it.
+pub fn check_molblock(block: &str) -> Result<(), ChemError> {
+    for (index, line) in block.lines().enumerate() {
+        if let Some((_, character)) = first_control(line, &['\t', '\r']) {
+            return Err(ChemError::ControlCharacter {
+                what: "mol block",
+                character,
+                place: format!("line {}", index + 1),
+            });
+        }
+    }
+    let v3000 = block
+        .lines()
+        .find_map(|l| l.strip_prefix("M  V30 COUNTS"))
+        .and_then(|rest| rest.split_whitespace().next());
+    let declared = match v3000 {
+        Some(count) => count.parse::<usize>().ok(),
+        None => block
+            .lines()
+            .nth(3)
+            .and_then(|counts| counts.get(..3))
+            .and_then(|field| field.trim().parse::<usize>().ok()),
+    };
+    match declared {
+        Some(atoms) if atoms > MAX_MOLBLOCK_ATOMS => Err(ChemError::TooManyAtoms { atoms }),
+        _ => Ok(()),
+    }
+}
+
 /// A sanitised RDKit molecule.
 pub struct Molecule {
     inner: UniquePtr<ffi::ROMol>,
@@ -31,8 +107,10 @@ impl fmt::Debug for Molecule {
 
 impl Molecule {
     /// Parses and sanitises a SMILES string. An invalid SMILES (for example `C1CC(`) is a
-    /// [`ChemError::InvalidSmiles`] naming the input.
+    /// [`ChemError::InvalidSmiles`] naming the input; one longer than [`MAX_SMILES_CHARS`] or
+    /// with a control character is refused before parsing ([`check_smiles`]).
     pub fn from_smiles(smiles: &str) -> Result<Self, ChemError> {
+        check_smiles(smiles)?;
         quiet();
         let invalid = |reason: String| ChemError::InvalidSmiles {
             smiles: smiles.to_owned(),
@@ -50,8 +128,11 @@ impl Molecule {
 
     /// Parses and sanitises one MDL mol block (V2000 or V3000, the part of an SDF record before
     /// its `M  END`), with RDKit's `MolBlockToMol`. A block RDKit rejects is
-    /// [`ChemError::Rdkit`] with operation `"mol block"`.
+    /// [`ChemError::Rdkit`] with operation `"mol block"`; one with more than
+    /// [`MAX_MOLBLOCK_ATOMS`] atoms or a control character is refused before parsing
+    /// ([`check_molblock`]).
     pub fn from_molblock(block: &str) -> Result<Self, ChemError> {
+        check_molblock(block)?;
         quiet();
         let inner = ffi::parse_molblock(block).map_err(|e| ChemError::rdkit("mol block", &e))?;
         Self::from_raw(inner, "mol block")
@@ -278,8 +359,16 @@ impl fmt::Debug for Pattern {
 }
 
 impl Pattern {
-    /// Compiles a SMARTS pattern; an invalid one is [`ChemError::InvalidSmarts`].
+    /// Compiles a SMARTS pattern; an invalid one is [`ChemError::InvalidSmarts`], one with a
+    /// control character [`ChemError::ControlCharacter`] (a NUL would cut it short in C++).
     pub fn from_smarts(smarts: &str) -> Result<Self, ChemError> {
+        if let Some((position, character)) = first_control(smarts, &[]) {
+            return Err(ChemError::ControlCharacter {
+                what: "SMARTS",
+                character,
+                place: format!("character {position}"),
+            });
+        }
         quiet();
         let invalid = |reason: String| ChemError::InvalidSmarts {
             smarts: smarts.to_owned(),
@@ -532,5 +621,84 @@ mod tests {
         }
         assert_eq!(d.atoms[6].atomic_num, 8);
         assert_eq!(d.atoms[6].total_hs, 1);
+    }
+
+    #[test]
+    fn robust_overlong_smiles_is_refused_before_rdkit_with_its_length() {
+        // A 10,002-carbon chain took minutes in RDKit's parser; the check answers at once.
+        let long = "C".repeat(10_002);
+        let start = std::time::Instant::now();
+        let err = Molecule::from_smiles(&long).unwrap_err();
+        assert!(start.elapsed().as_secs_f64() < 1.0);
+        assert_eq!(err, ChemError::SmilesTooLong { chars: 10_002 });
+        assert_eq!(
+            err.to_string(),
+            "the SMILES is 10,002 characters long; Benchtop reads SMILES up to 1,000 characters"
+        );
+        // The bound itself is accepted by the check (parsing it is RDKit's business).
+        assert!(check_smiles(&"C".repeat(MAX_SMILES_CHARS)).is_ok());
+        assert!(check_smiles(&"C".repeat(MAX_SMILES_CHARS + 1)).is_err());
+        // Characters, not bytes.
+        assert!(check_smiles(&"é".repeat(MAX_SMILES_CHARS)).is_ok());
+    }
+
+    #[test]
+    fn robust_control_characters_are_refused_by_name_and_position() {
+        // The NUL used to cut the C++ string short: `CC<NUL>O` was scored as ethane.
+        let err = Molecule::from_smiles("CC\0O").unwrap_err();
+        assert_eq!(
+            err,
+            ChemError::ControlCharacter {
+                what: "SMILES",
+                character: '\0',
+                place: "character 3".to_owned(),
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "the SMILES has a control character (NUL, U+0000) at character 3; Benchtop reads \
+             SMILES as printable text"
+        );
+        for (bad, name) in [
+            ("CC\tO", "TAB, U+0009"),
+            ("CCO\n", "LF, U+000A"),
+            ("C\u{1f}C", "U+001F"),
+        ] {
+            let message = Molecule::from_smiles(bad).unwrap_err().to_string();
+            assert!(message.contains(&format!("({name})")), "{message}");
+        }
+        let err = Pattern::from_smarts("C\0=O").unwrap_err();
+        assert!(
+            matches!(&err, ChemError::ControlCharacter { what: "SMARTS", .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn robust_mol_blocks_are_bounded_in_atoms_and_printable() {
+        let block = Molecule::from_smiles("CCO").unwrap().molblock().unwrap();
+        assert!(check_molblock(&block).is_ok());
+        // A NUL in the atom lines is named by line.
+        let mut lines: Vec<&str> = block.lines().collect();
+        let broken = format!("{}\0", lines[4]);
+        lines[4] = &broken;
+        let err = Molecule::from_molblock(&lines.join("\n")).unwrap_err();
+        assert_eq!(
+            err,
+            ChemError::ControlCharacter {
+                what: "mol block",
+                character: '\0',
+                place: "line 5".to_owned(),
+            }
+        );
+        // A V3000 block declaring 5,000 atoms is refused before RDKit reads it.
+        let v3000 = "big\n  handmade\n\n  0  0  0     0  0            999 V3000\n\
+                     M  V30 BEGIN CTAB\nM  V30 COUNTS 5000 4999 0 0 0\nM  V30 END CTAB\nM  END\n";
+        let err = Molecule::from_molblock(v3000).unwrap_err();
+        assert_eq!(err, ChemError::TooManyAtoms { atoms: 5000 });
+        assert_eq!(
+            err.to_string(),
+            "the mol block declares 5,000 atoms; Benchtop reads molecules of up to 1,000 atoms"
+        );
     }
 }

@@ -10,6 +10,12 @@
 //! SDF files are split into records by this module (`$$$$` separators, `> <name>` data items);
 //! each record's mol block goes to RDKit's `MolBlockToMol` through the project's shim, so V2000
 //! and V3000 blocks are read exactly as RDKit reads them.
+//!
+//! Before RDKit sees a molecule it is bounded ([`crate::mol::check_smiles`],
+//! [`crate::mol::check_molblock`]): a SMILES longer than [`crate::mol::MAX_SMILES_CHARS`]
+//! characters, an SDF record declaring more than [`crate::mol::MAX_MOLBLOCK_ATOMS`] atoms, and
+//! any control character (NUL included) make that row a [`RowError`], so one absurd row cannot
+//! stall a file of thousands.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -76,13 +82,27 @@ pub struct RowError {
     pub reason: String,
 }
 
+/// Inputs longer than this many characters are shortened in [`RowError`]'s display.
+const SHOWN_INPUT_CHARS: usize = 60;
+
 impl fmt::Display for RowError {
+    /// `file:line: "input": reason`, with an input longer than 60 characters shortened to its
+    /// start and its length (a refused 10,000-character SMILES is not repeated in full).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}: {:?}: {}",
-            self.path, self.line, self.input, self.reason
-        )
+        write!(f, "{}:{}: ", self.path, self.line)?;
+        let chars = self.input.chars().count();
+        if chars > SHOWN_INPUT_CHARS {
+            let start: String = self.input.chars().take(SHOWN_INPUT_CHARS / 2).collect();
+            write!(
+                f,
+                "{:?} ({} characters)",
+                format!("{start}…"),
+                crate::error::grouped(chars)
+            )?;
+        } else {
+            write!(f, "{:?}", self.input)?;
+        }
+        write!(f, ": {}", self.reason)
     }
 }
 
@@ -675,5 +695,47 @@ M  END
             Err(LoadError::UnknownFormat { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn robust_every_loader_refuses_overlong_and_control_character_rows_by_line() {
+        let long = "C".repeat(10_002);
+        let text = format!("smiles,id\nCCO,a\n{long},b\nCC\0O,c\n");
+        let data = read_csv(&text, "big.csv").unwrap();
+        assert_eq!(data.records.len(), 1, "{}", data.report());
+        assert_eq!(data.errors.len(), 2);
+        assert_eq!(data.errors[0].line, 3);
+        assert_eq!(
+            data.errors[0].reason,
+            "the SMILES is 10,002 characters long; Benchtop reads SMILES up to 1,000 characters"
+        );
+        // The report does not repeat the 10,002 characters.
+        let shown = data.errors[0].to_string();
+        assert!(
+            shown.starts_with(
+                "big.csv:3: \"CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC…\" (10,002 characters): the SMILES is"
+            ),
+            "{shown}"
+        );
+        assert_eq!(data.errors[1].line, 4);
+        assert!(
+            data.errors[1]
+                .reason
+                .contains("control character (NUL, U+0000) at character 3"),
+            "{}",
+            data.errors[1].reason
+        );
+        let data = read_smi(&format!("CCO\n{long} big\nCC\0O nul\n"), "big.smi");
+        assert_eq!((data.records.len(), data.errors.len()), (1, 2));
+        assert_eq!((data.errors[0].line, data.errors[1].line), (2, 3));
+        let v3000 = "big\n  handmade\n\n  0  0  0     0  0            999 V3000\n\
+                     M  V30 BEGIN CTAB\nM  V30 COUNTS 12000 11999 0 0 0\nM  V30 END CTAB\nM  END\n";
+        let data = read_sdf(&format!("{ETHANOL_BLOCK}$$$$\n{v3000}$$$$\n"), "big.sdf");
+        assert_eq!((data.records.len(), data.errors.len()), (1, 1));
+        assert_eq!(data.errors[0].line, 12);
+        assert_eq!(
+            data.errors[0].reason,
+            "the mol block declares 12,000 atoms; Benchtop reads molecules of up to 1,000 atoms"
+        );
     }
 }

@@ -129,6 +129,25 @@ impl CohortParams {
         if self.time_points < 2 {
             return Err(ComputeError::invalid("time_points", "must be at least 2"));
         }
+        // The series (subjects × ROIs × time points) and the subjects' connectivity matrices.
+        ComputeError::check_memory(
+            &[
+                ("subjects", self.subjects),
+                ("rois", self.rois),
+                ("time_points", self.time_points),
+            ],
+            8,
+            benchtop_compute::error::ARRAY_LIMIT_BYTES,
+        )?;
+        ComputeError::check_memory(
+            &[
+                ("subjects", self.subjects),
+                ("rois", self.rois),
+                ("rois", self.rois),
+            ],
+            8,
+            benchtop_compute::error::ARRAY_LIMIT_BYTES,
+        )?;
         if !(0.0..=1.0).contains(&self.patient_fraction) {
             return Err(ComputeError::invalid(
                 "patient_fraction",

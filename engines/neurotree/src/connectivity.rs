@@ -4,10 +4,27 @@
 use crate::matrix::Matrix;
 use benchtop_compute::ComputeError;
 
+/// The mean of `row` and the norm of its deviations from the mean.
+fn mean_and_spread(row: &[f64]) -> (f64, f64) {
+    let t = row.len() as f64;
+    let mean = row.iter().sum::<f64>() / t;
+    let norm = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>().sqrt();
+    (mean, norm)
+}
+
+/// Whether a time series is constant (zero variance up to f64 rounding: its spread about its
+/// mean is within `ε·max(|mean|, 1)·T`), so that its Pearson correlation with anything is
+/// undefined. [`pearson`] and [`crate::dataset::Dataset::validate`] use this one criterion.
+pub fn is_constant(row: &[f64]) -> bool {
+    let (mean, norm) = mean_and_spread(row);
+    norm <= f64::EPSILON * mean.abs().max(1.0) * row.len() as f64
+}
+
 /// The Pearson correlation matrix of the rows of `series` (ROIs × time points).
 ///
 /// The diagonal is exactly 1 and the result is exactly symmetric. Errors when there are fewer
-/// than 2 time points or an ROI's series is constant (its correlation is undefined).
+/// than 2 time points or an ROI's series is constant ([`is_constant`]: its correlation is
+/// undefined), naming the ROI (counted from 1).
 pub fn pearson(series: &Matrix) -> Result<Matrix, ComputeError> {
     let (n, t) = (series.rows(), series.cols());
     if t < 2 {
@@ -20,12 +37,15 @@ pub fn pearson(series: &Matrix) -> Result<Matrix, ComputeError> {
     let mut z = Matrix::zeros(n, t);
     for i in 0..n {
         let row = series.row(i);
-        let mean = row.iter().sum::<f64>() / t as f64;
-        let norm = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>().sqrt();
-        if !norm.is_finite() || norm <= f64::EPSILON * mean.abs().max(1.0) * t as f64 {
+        let (mean, norm) = mean_and_spread(row);
+        if !norm.is_finite() || is_constant(row) {
             return Err(ComputeError::invalid(
                 "series",
-                format!("ROI {i} is constant or not finite; its correlation is undefined"),
+                format!(
+                    "ROI {} is constant over time (zero variance) or not finite: its \
+                     correlation is undefined",
+                    i + 1
+                ),
             ));
         }
         for (o, v) in z.row_mut(i).iter_mut().zip(row) {

@@ -2,6 +2,7 @@
 //! names and a network label per ROI. Built from the synthetic cohort or from loaded files.
 
 use crate::cohort::{Cohort, Group, YEO7_NETWORKS};
+use crate::connectivity::is_constant;
 use crate::matrix::Matrix;
 use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
@@ -81,8 +82,11 @@ impl Dataset {
             .unwrap_or(0)
     }
 
-    /// Checks that names, networks and every subject's series agree, and that every value and
-    /// age is finite. Errors name the subject and the place.
+    /// Checks that names, networks and every subject's series agree, that every value and age
+    /// is finite, and that no ROI is constant over the time points every analysis uses (the
+    /// first [`Dataset::min_time_points`]; zero variance leaves its correlation undefined, see
+    /// [`crate::connectivity::is_constant`]). Errors name the subject and the place; ROIs and
+    /// time points are counted from 1.
     pub fn validate(&self) -> Result<(), ComputeError> {
         let n = self.rois();
         if n < 2 {
@@ -144,11 +148,12 @@ impl Dataset {
                     format!(
                         "subject {}: value at ROI {}, time point {} is not finite",
                         s.id,
-                        pos / t,
-                        pos % t
+                        pos / t + 1,
+                        pos % t + 1
                     ),
                 ));
             }
+            self.check_not_constant(s)?;
             if !(s.age_years.is_finite() && s.age_years >= 0.0) {
                 return Err(ComputeError::invalid(
                     "age_years",
@@ -157,6 +162,35 @@ impl Dataset {
             }
         }
         Ok(())
+    }
+
+    /// Refuses a subject with an ROI that is constant over the first
+    /// [`Dataset::min_time_points`] time points, naming the subject and the ROI.
+    fn check_not_constant(&self, subject: &SubjectRecord) -> Result<(), ComputeError> {
+        let used = self.min_time_points().min(subject.series.cols());
+        let Some(i) =
+            (0..subject.series.rows()).find(|&i| is_constant(&subject.series.row(i)[..used]))
+        else {
+            return Ok(());
+        };
+        let number = i + 1;
+        let name = match self.roi_names.get(i) {
+            Some(name) if *name != format!("ROI {number}") => format!(" (`{name}`)"),
+            _ => String::new(),
+        };
+        let span = if used == subject.series.cols() {
+            "over time".to_owned()
+        } else {
+            format!("over the first {used} time points (the shortest subject's length)")
+        };
+        Err(ComputeError::invalid(
+            "series",
+            format!(
+                "subject {}: ROI {number}{name} is constant {span} (zero variance): its \
+                 correlation is undefined; remove that ROI or subject",
+                subject.id
+            ),
+        ))
     }
 }
 
@@ -195,7 +229,7 @@ mod tests {
         d.subjects[2].series.set(3, 7, f64::NAN);
         let msg = d.validate().unwrap_err().to_string();
         assert!(
-            msg.contains(&d.subjects[2].id) && msg.contains("ROI 3, time point 7"),
+            msg.contains(&d.subjects[2].id) && msg.contains("ROI 4, time point 8"),
             "{msg}"
         );
         let mut d = small();
@@ -209,5 +243,38 @@ mod tests {
         let mut d = small();
         d.subjects[0].age_years = f64::INFINITY;
         assert!(d.validate().is_err());
+    }
+
+    #[test]
+    fn robust_a_constant_roi_is_refused_naming_subject_and_roi() {
+        let mut d = small();
+        let id = d.subjects[1].id.clone();
+        for t in 0..20 {
+            d.subjects[1].series.set(6, t, 0.1);
+        }
+        let msg = d.validate().unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            format!(
+                "invalid parameter `series`: subject {id}: ROI 7 (`{}`) is constant over time \
+                 (zero variance): its correlation is undefined; remove that ROI or subject",
+                d.roi_names[6]
+            )
+        );
+        // Constant only over the part every analysis uses (the shortest subject's length).
+        let mut d = small();
+        d.subjects[0].series = d.subjects[0].series.column_range(0, 12).unwrap();
+        for t in 0..12 {
+            d.subjects[3].series.set(0, t, -2.5);
+        }
+        d.roi_names[0] = "ROI 1".to_owned();
+        let msg = d.validate().unwrap_err().to_string();
+        assert!(
+            msg.contains(&format!(
+                "subject {}: ROI 1 is constant over the first 12 time points",
+                d.subjects[3].id
+            )),
+            "{msg}"
+        );
     }
 }

@@ -126,7 +126,8 @@ fn z_scored(series: &Matrix, time_points: usize, id: &str) -> Result<Matrix, Com
             return Err(ComputeError::invalid(
                 "series",
                 format!(
-                    "subject {id}: ROI {i} is constant over the first {time_points} time points"
+                    "subject {id}: ROI {} is constant over the first {time_points} time points",
+                    i + 1
                 ),
             ));
         }

@@ -4,12 +4,14 @@
 //! - `.csv`: numbers only, comma separated, optionally led by one header row naming the columns
 //!   (a first row in which no cell is a number). With a header the columns are ROIs, so time
 //!   runs down the rows and the header gives the ROI names.
-//! - `.npy`: a 2-D `f64` or `f32` array.
+//! - `.npy`: a 2-D array of floats, integers or bools (read as `f64`), in C or Fortran order.
 //! - `.mat`: MATLAB v5 (not the HDF5-based v7.3): the variable `tc` if present, else the only 2-D
-//!   real numeric variable.
+//!   real numeric variable. A file that does not parse as MAT (truncated or corrupt) is
+//!   reported as such, distinct from a readable file without a 2-D numeric variable.
 //!
-//! Every value must be finite. Errors name the file and the place (line and column, variable
-//! name, expected shape); nothing here panics on bad input.
+//! Every value must be finite, and no ROI may be constant over time (its correlation is
+//! undefined; [`Dataset::validate`] names it). Errors name the file and the place (line and
+//! column, variable name, expected shape); nothing here panics on bad input.
 //!
 //! Demographics CSV: a header with `id`, `group` and `age` columns (any order, any case; other
 //! columns are ignored). Accepted group words, case-insensitive: `control`, `hc`, `healthy`, `0`
@@ -260,30 +262,22 @@ fn load_csv_series(path: &Path, time_axis: TimeAxis) -> Result<LoadedSeries, Com
 }
 
 fn read_npy_table(path: &Path) -> Result<Matrix, ComputeError> {
-    use ndarray::Array2;
-    use ndarray_npy::{ReadNpyError, ReadNpyExt as _};
+    use benchtop_compute::npy;
 
-    let bytes = std::fs::read(path).map_err(|e| file_error(path, format!("cannot read: {e}")))?;
-    let shape_error = |error: ReadNpyError| match error {
-        ReadNpyError::WrongNdim(_, found) => file_error(
+    let bytes = npy::read_file(path).map_err(|e| file_error(path, e.to_string()))?;
+    let unreadable = |e: npy::NpyError| file_error(path, format!("unreadable .npy: {e}"));
+    let header = npy::parse_header(&bytes).map_err(unreadable)?;
+    let &[rows, cols] = header.shape.as_slice() else {
+        return Err(file_error(
             path,
-            format!("the array has {found} dimension(s); expected a 2-D ROIs × time array"),
-        ),
-        ReadNpyError::WrongDescriptor(_) => file_error(
-            path,
-            "the array's element type is not f64 or f32; expected a 2-D float array",
-        ),
-        other => file_error(path, format!("unreadable .npy: {other}")),
+            format!(
+                "the array has {} dimension(s); expected a 2-D ROIs × time array",
+                header.shape.len()
+            ),
+        ));
     };
-    let array = match Array2::<f64>::read_npy(bytes.as_slice()) {
-        Ok(a) => a,
-        Err(ReadNpyError::WrongDescriptor(_)) => Array2::<f32>::read_npy(bytes.as_slice())
-            .map_err(shape_error)?
-            .mapv(f64::from),
-        Err(other) => return Err(shape_error(other)),
-    };
-    let (rows, cols) = array.dim();
-    Matrix::from_row_major(rows, cols, array.iter().copied().collect())
+    let (_, values) = npy::read_npy_f64(&bytes).map_err(unreadable)?;
+    Matrix::from_row_major(rows, cols, values)
 }
 
 /// Converts a MATLAB array's real part to f64 (MATLAB stores column-major).
@@ -307,15 +301,91 @@ fn mat_real(data: &matfile::NumericData) -> Option<Vec<f64>> {
     }
 }
 
+/// What makes `bytes` unreadable as a MATLAB v5 file at the level of its top-level data
+/// elements, or `None`: the 128-byte header, then tagged elements (type, byte count) that must
+/// fit in the file. The matfile parser stops silently at an element that does not fit, so a
+/// truncated file would look like one without variables; this walk tells them apart.
+fn mat_v5_problem(bytes: &[u8]) -> Option<String> {
+    const HEADER: usize = 128;
+    const MI_COMPRESSED: u32 = 15;
+    if bytes.len() < HEADER {
+        return Some(format!(
+            "the file is {} bytes long, shorter than the 128-byte MAT header",
+            bytes.len()
+        ));
+    }
+    let little = match &bytes[126..128] {
+        b"IM" => true,
+        b"MI" => false,
+        // Not a v5 header: left to the parser, which names it.
+        _ => return None,
+    };
+    let word = |at: usize| {
+        let four = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+        if little {
+            u32::from_le_bytes(four)
+        } else {
+            u32::from_be_bytes(four)
+        }
+    };
+    let mut at = HEADER;
+    let mut element = 1;
+    while at < bytes.len() {
+        let left = bytes.len() - at;
+        if left < 8 {
+            return Some(format!(
+                "element {element} at byte {at}: the file ends {left} bytes into its 8-byte tag"
+            ));
+        }
+        let (kind, size) = (word(at), word(at + 4) as usize);
+        let body = if kind >> 16 != 0 {
+            // Small data element: type and size share the first word, data the second.
+            0
+        } else if size > left - 8 {
+            return Some(format!(
+                "element {element} at byte {at} declares {size} bytes, but the file ends {} \
+                 bytes after its tag",
+                left - 8
+            ));
+        } else if kind == MI_COMPRESSED {
+            size
+        } else {
+            size.div_ceil(8).saturating_mul(8).min(left - 8)
+        };
+        at += 8 + body;
+        element += 1;
+    }
+    None
+}
+
+/// The file's MAT version word (0x0100 for v5, 0x0200 for v7.3), when the header has one.
+fn mat_version(bytes: &[u8]) -> Option<u16> {
+    let two = [*bytes.get(124)?, *bytes.get(125)?];
+    match bytes.get(126..128)? {
+        b"IM" => Some(u16::from_le_bytes(two)),
+        b"MI" => Some(u16::from_be_bytes(two)),
+        _ => None,
+    }
+}
+
 fn read_mat_table(path: &Path) -> Result<Matrix, ComputeError> {
-    let file =
-        std::fs::File::open(path).map_err(|e| file_error(path, format!("cannot open: {e}")))?;
-    let mat = matfile::MatFile::parse(std::io::BufReader::new(file)).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| file_error(path, format!("cannot read: {e}")))?;
+    if mat_version(&bytes) == Some(0x0200) {
+        return Err(file_error(
+            path,
+            "a MATLAB v7.3 (HDF5) .mat file; only v5 files are read (save with `-v7`)",
+        ));
+    }
+    let unreadable = |why: String| {
         file_error(
             path,
-            format!("not a readable MATLAB v5 file ({e}); v7.3 (HDF5) files are not supported"),
+            format!("not a readable MATLAB v5 .mat file (truncated or corrupt): {why}"),
         )
-    })?;
+    };
+    if let Some(why) = mat_v5_problem(&bytes) {
+        return Err(unreadable(why));
+    }
+    let mat = matfile::MatFile::parse(bytes.as_slice()).map_err(|e| unreadable(e.to_string()))?;
     let describe = |a: &matfile::Array| {
         let dims: Vec<String> = a.size().iter().map(usize::to_string).collect();
         format!("`{}` ({})", a.name(), dims.join(" × "))

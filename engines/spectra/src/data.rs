@@ -13,7 +13,7 @@
 //!   with or without a repeated cyclic column. Packed data are unpacked with
 //!   `scale_factor`/`add_offset`; values equal to `_FillValue`, `missing_value` (or the type's
 //!   default fill value) or outside `valid_range`/`valid_min`/`valid_max` are missing.
-//! - **NPY**: a 2-D array (f64, f32 or integer), latitude by longitude, north pole first,
+//! - **NPY**: a 2-D array (float, integer or bool), latitude by longitude, north pole first,
 //!   longitudes from 0° eastward. It carries no coordinates, so the grid comes from
 //!   [`LoadOptions::grid`] (automatic: equiangular when the number of latitudes is odd).
 //!
@@ -409,11 +409,10 @@ pub fn load_npy(path: &Path, options: &LoadOptions) -> Result<Field, ComputeErro
         .and_then(|s| s.to_str())
         .unwrap_or("array")
         .to_owned();
-    let bytes = std::fs::read(path)
-        .map_err(|error| data_error(path, None, format!("cannot read: {error}")))?;
-    let array = read_npy_2d(&bytes)
+    let bytes = benchtop_compute::npy::read_file(path)
+        .map_err(|error| data_error(path, None, error.to_string()))?;
+    let ((nlat, nlon), values) = read_npy_2d(&bytes)
         .map_err(|why| data_error(path, None, format!("not a usable .npy array: {why}")))?;
-    let (nlat, nlon) = array.dim();
     let kind = match options.grid {
         GridChoice::Equiangular => GridKind::Equiangular,
         GridChoice::GaussLegendre => GridKind::GaussLegendre,
@@ -431,7 +430,6 @@ pub fn load_npy(path: &Path, options: &LoadOptions) -> Result<Field, ComputeErro
     };
     let grid = Grid::new(kind, nlat, nlon)
         .map_err(|error| data_error(path, None, format!("{nlat}×{nlon} array: {error}")))?;
-    let values: Vec<f64> = array.iter().copied().collect();
     check_finite(&grid, &values, path, &variable)?;
     Ok(Field {
         grid,
@@ -453,42 +451,20 @@ pub fn load_npy(path: &Path, options: &LoadOptions) -> Result<Field, ComputeErro
     })
 }
 
-/// Reads a 2-D array of any real or integer dtype as f64.
-fn read_npy_2d(bytes: &[u8]) -> Result<ndarray::Array2<f64>, String> {
-    use ndarray::Array2;
-    use ndarray_npy::{ReadNpyError, ReadNpyExt as _};
-    use std::io::Cursor;
+/// Reads a 2-D array of any real, integer or bool dtype as f64: its (rows, columns) and values
+/// in row-major order.
+fn read_npy_2d(bytes: &[u8]) -> Result<((usize, usize), Vec<f64>), String> {
+    use benchtop_compute::npy;
 
-    fn attempt<T: ndarray_npy::ReadableElement + Copy>(
-        bytes: &[u8],
-        convert: impl Fn(T) -> f64,
-    ) -> Result<Option<Array2<f64>>, String> {
-        match Array2::<T>::read_npy(Cursor::new(bytes)) {
-            Ok(array) => Ok(Some(array.mapv(convert))),
-            Err(ReadNpyError::WrongDescriptor(_)) => Ok(None),
-            Err(ReadNpyError::WrongNdim(_, found)) => Err(format!(
-                "it has {found} dimension(s); a field is a 2-D latitude × longitude array"
-            )),
-            Err(error) => Err(error.to_string()),
-        }
+    let header = npy::parse_header(bytes).map_err(|error| error.to_string())?;
+    if header.shape.len() != 2 {
+        return Err(format!(
+            "it has {} dimension(s); a field is a 2-D latitude × longitude array",
+            header.shape.len()
+        ));
     }
-    if let Some(a) = attempt::<f64>(bytes, |v| v)? {
-        return Ok(a);
-    }
-    if let Some(a) = attempt::<f32>(bytes, f64::from)? {
-        return Ok(a);
-    }
-    if let Some(a) = attempt::<i16>(bytes, f64::from)? {
-        return Ok(a);
-    }
-    if let Some(a) = attempt::<i32>(bytes, f64::from)? {
-        return Ok(a);
-    }
-    #[allow(clippy::cast_precision_loss)]
-    if let Some(a) = attempt::<i64>(bytes, |v| v as f64)? {
-        return Ok(a);
-    }
-    Err("its dtype is not f64, f32, i16, i32 or i64".to_owned())
+    let (shape, values) = npy::read_npy_f64(bytes).map_err(|error| error.to_string())?;
+    Ok(((shape[0], shape[1]), values))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -214,6 +214,14 @@ impl GainFit {
         let rho = exponential_decorrelation(params.lmax, params.k_c)?;
         let forecast = decorrelated_forecast(&truth, &rho, &mut seeded(derive_seed(seed, 1)))?;
         let spectra = joint_spectra(&truth, &forecast);
+        for (what, values) in [
+            ("truth's power", &spectra.0),
+            ("forecast's power", &spectra.1),
+        ] {
+            if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+                return Err(overflow(what, *bad, params.spectrum.variance));
+            }
+        }
         let mut gains = vec![params.initial_gain; params.lmax + 1];
         gains[0] = 1.0;
         Ok(Self {
@@ -269,8 +277,8 @@ impl GainFit {
         let n = self.params.lmax as f64;
         let step = GainStep {
             step: self.history.len() + 1,
-            mse_of_mse_fit: mse(&mse_fit, &self.truth),
-            amse_of_amse_fit: amse(&amse_fit, &self.truth),
+            mse_of_mse_fit: self.finite("MSE of the MSE fit", mse(&mse_fit, &self.truth))?,
+            amse_of_amse_fit: self.finite("AMSE of the AMSE fit", amse(&amse_fit, &self.truth))?,
             mse_gain_error: (1..=self.params.lmax)
                 .map(|k| (self.gain_mse[k] - self.rho[k]).abs())
                 .sum::<f64>()
@@ -282,6 +290,27 @@ impl GainFit {
         };
         self.history.push(step.clone());
         Ok(step)
+    }
+
+    /// `value`, or the error [`overflow`] gives when it is not finite.
+    fn finite(&self, what: &str, value: f64) -> Result<f64, ComputeError> {
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(overflow(what, value, self.params.spectrum.variance))
+        }
+    }
+
+    /// `terms`, or the error [`overflow`] gives when any term or the total is not finite.
+    fn finite_terms(&self, what: &str, terms: MseTerms) -> Result<MseTerms, ComputeError> {
+        let bad = std::iter::once(terms.total)
+            .chain(terms.amplitude.iter().copied())
+            .chain(terms.decorrelation.iter().copied())
+            .find(|v| !v.is_finite());
+        match bad {
+            Some(value) => Err(overflow(what, value, self.params.spectrum.variance)),
+            None => Ok(terms),
+        }
     }
 
     /// The result for the current gains.
@@ -340,14 +369,39 @@ impl GainFit {
             resolution_amse_fit: effective_resolution(&ratio_amse_fit),
             ratio_mse_fit,
             ratio_amse_fit,
-            mse_terms_forecast: mse_decomposition(&self.forecast, &self.truth),
-            mse_terms_mse_fit: mse_decomposition(&mse_fit, &self.truth),
-            mse_terms_amse_fit: mse_decomposition(&amse_fit, &self.truth),
-            amse_terms_amse_fit: amse_decomposition(&amse_fit, &self.truth),
+            mse_terms_forecast: self.finite_terms(
+                "MSE of the forecast",
+                mse_decomposition(&self.forecast, &self.truth),
+            )?,
+            mse_terms_mse_fit: self.finite_terms(
+                "MSE of the MSE fit",
+                mse_decomposition(&mse_fit, &self.truth),
+            )?,
+            mse_terms_amse_fit: self.finite_terms(
+                "MSE of the AMSE fit",
+                mse_decomposition(&amse_fit, &self.truth),
+            )?,
+            amse_terms_amse_fit: self.finite_terms(
+                "AMSE of the AMSE fit",
+                amse_decomposition(&amse_fit, &self.truth),
+            )?,
             history: self.history.clone(),
             maps,
         })
     }
+}
+
+/// The error for a loss or power that is not finite: the prescribed variance is too large for
+/// f64 (the losses are sums of powers, so a variance near f64's largest number overflows).
+fn overflow(what: &str, value: f64, variance: f64) -> ComputeError {
+    ComputeError::invalid(
+        "variance",
+        format!(
+            "the {what} is {value}: with a variance of {variance:.3e} the powers and losses \
+             overflow f64 (largest number {:.3e}); use a smaller variance",
+            f64::MAX
+        ),
+    )
 }
 
 /// The amplitude ratio with NaN (no truth power, as at k = 0 of a field without a mean)

@@ -30,6 +30,12 @@ pub struct FieldSpectrum {
 
 /// Transforms `values` (`grid.nlat × grid.nlon`, north first) to degree `lmax` (`None`: the
 /// grid's largest, [`Grid::max_lmax`]) and returns its power spectrum.
+///
+/// The power is a sum of squares: for values beyond about 1e154 it exceeds f64's range (a
+/// field near 1e300 has a power near 1e600), and scaling cannot help, since the spectrum itself
+/// is not representable. Such a field is an error that says why ([`ComputeError::Numerical`]),
+/// as is one with NaN or infinite values (refused by the transform): the spectrum is never
+/// silently infinite or NaN.
 pub fn field_spectrum(
     grid: &Grid,
     values: &[f64],
@@ -37,6 +43,8 @@ pub fn field_spectrum(
 ) -> Result<FieldSpectrum, ComputeError> {
     let lmax = lmax.unwrap_or_else(|| grid.max_lmax());
     let coeffs = Sht::new(grid, lmax)?.forward(values)?;
+    let power = psd(&coeffs);
+    check_power(&power, values)?;
     #[allow(clippy::cast_precision_loss)]
     let wavelength_km = (0..=lmax)
         .map(|k| if k == 0 { 0.0 } else { wavelength_km(k as f64) })
@@ -44,8 +52,25 @@ pub fn field_spectrum(
     Ok(FieldSpectrum {
         k: (0..=lmax).collect(),
         wavelength_km,
-        psd: psd(&coeffs),
+        psd: power,
     })
+}
+
+/// Refuses a power spectrum with an infinite or NaN entry, saying why: the squares of the
+/// field's `values` exceed f64's largest number (NaN and infinite values are refused earlier,
+/// by the transform).
+fn check_power(power: &[f64], values: &[f64]) -> Result<(), ComputeError> {
+    let Some(k) = power.iter().position(|p| !p.is_finite()) else {
+        return Ok(());
+    };
+    let largest = values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    Err(ComputeError::Numerical(format!(
+        "the power spectrum overflows f64 (PSD at k = {k} is {}): the field's values reach \
+         {largest:.3e} and power is their square, beyond f64's largest number ({:.3e}); \
+         rescale the field (for example, change its units)",
+        power[k],
+        f64::MAX
+    )))
 }
 
 /// Power per total wavenumber k = 0..=lmax.
@@ -84,8 +109,15 @@ pub fn joint_spectra(a: &Coeffs, b: &Coeffs) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
 }
 
 /// Coherence from powers and cross-power: `X/√(Pa·Pb)` clipped at 1, 0 when `Pa·Pb = 0`.
+/// Powers whose product overflows f64 (beyond about 1e154 each) use `√Pa·√Pb` instead, so
+/// the coherence of large fields is not silently 0.
 pub fn coherence_from(pa: f64, pb: f64, cross: f64) -> f64 {
-    let denominator = (pa * pb).sqrt();
+    let product = pa * pb;
+    let denominator = if product.is_finite() {
+        product.sqrt()
+    } else {
+        pa.sqrt() * pb.sqrt()
+    };
     if denominator > 0.0 {
         (cross / denominator).min(1.0)
     } else {
@@ -228,5 +260,44 @@ mod tests {
         assert!((ratio[2] - 0.5).abs() < 1e-15 && ratio[1].is_nan());
         // Coherence of a field with itself is exactly 1.
         assert!(coherence(&a, &a).iter().all(|c| *c == 1.0 || *c == 0.0));
+    }
+
+    #[test]
+    fn robust_a_field_whose_power_overflows_is_refused_not_infinite() {
+        let grid = Grid::new(GridKind::Equiangular, 37, 72).unwrap();
+        let sht = Sht::new(&grid, 12).unwrap();
+        let field = sht
+            .inverse(&gaussian_field(12, 5, |k| 1.0 / (1.0 + k as f64)))
+            .unwrap();
+        let unit = field_spectrum(&grid, &field, None).unwrap();
+        let total: f64 = unit.psd.iter().sum();
+        // Values near 1e150: the power (near 1e300) is representable, and right.
+        let big: Vec<f64> = field.iter().map(|v| v * 1e150).collect();
+        let scaled = field_spectrum(&grid, &big, None).unwrap();
+        for (a, b) in scaled.psd.iter().zip(&unit.psd) {
+            assert!((a / 1e300 - b).abs() < 1e-12 * total, "{a} vs {b}");
+        }
+        // Values near 1e300: the power would be near 1e600; once it was all `inf`.
+        for values in [
+            field.iter().map(|v| v * 1e300).collect::<Vec<f64>>(),
+            vec![1e300; field.len()],
+        ] {
+            let err = field_spectrum(&grid, &values, None).unwrap_err();
+            assert!(matches!(err, ComputeError::Numerical(_)), "{err:?}");
+            let message = err.to_string();
+            assert!(
+                message.contains("the power spectrum overflows f64")
+                    && message.contains("the field's values reach")
+                    && message.contains("e300")
+                    && message.contains("rescale the field"),
+                "{message}"
+            );
+        }
+        let mut holed = field.clone();
+        holed[3] = f64::NAN;
+        assert!(field_spectrum(&grid, &holed, None).is_err());
+        // Powers near 1e300 have a product beyond f64: the coherence is still right.
+        assert_eq!(coherence_from(1e300, 1e300, 1e300), 1.0);
+        assert!((coherence_from(4e300, 1e300, 1e300) - 0.5).abs() < 1e-15);
     }
 }

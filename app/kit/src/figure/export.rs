@@ -1,6 +1,5 @@
 //! Export options and writing figures to files (atomically, with a provenance sidecar).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -148,44 +147,13 @@ pub fn provenance_path(path: &Path) -> PathBuf {
     path.with_file_name(format!("{stem}.provenance.json"))
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, then a rename,
-/// so a failed write leaves any old file intact.
+/// Writes `bytes` to `path` atomically (see [`crate::project::write_atomic`]): a failed write
+/// leaves any old file intact, and an existing file keeps its permissions.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FigureError> {
-    let io_err = |source| FigureError::Io {
+    crate::project::write_atomic(path, bytes).map_err(|source| FigureError::Io {
         path: path.to_owned(),
         source,
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".benchtop-export-");
-    // Keep an existing file's permissions; new files get the usual rw-r--r--, not the
-    // temporary file's private ones.
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => Some(meta.permissions()),
-        Err(_) => default_permissions(),
-    };
-    if let Some(permissions) = permissions {
-        builder.permissions(permissions);
-    }
-    let mut file = builder.tempfile_in(&dir).map_err(io_err)?;
-    file.write_all(bytes).map_err(io_err)?;
-    file.as_file().sync_all().map_err(io_err)?;
-    file.persist(path).map_err(|e| io_err(e.error))?;
-    Ok(())
-}
-
-#[cfg(unix)]
-fn default_permissions() -> Option<std::fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt as _;
-    Some(std::fs::Permissions::from_mode(0o644))
-}
-
-#[cfg(not(unix))]
-fn default_permissions() -> Option<std::fs::Permissions> {
-    None
+    })
 }
 
 /// Renders and writes a figure to `path` and its provenance to `<stem>.provenance.json` next

@@ -51,6 +51,28 @@ pub enum ProjectError {
         /// What is wrong.
         message: String,
     },
+    /// A key the format does not know (usually a misspelling).
+    #[error("{path}:{line}: unknown key `{key}`{hint}", path = path.display(), hint = closest.as_ref().map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default())]
+    UnknownKey {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the key (of the file's start when it cannot be found).
+        line: usize,
+        /// The key's path, e.g. `panels[0].state.params.szie`.
+        key: String,
+        /// The closest known key at that place.
+        closest: Option<String>,
+    },
+    /// A value outside the panels (e.g. the sidecar folder) is not acceptable.
+    #[error("{path}: key `{key}`: {message}", path = path.display())]
+    Value {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A referenced data file is missing.
     #[error("{path}: the data file {data} does not exist (paths are relative to the project file)", path = path.display(), data = data.display())]
     MissingData {

@@ -9,15 +9,18 @@
 
 mod atomic;
 mod error;
+mod generations;
 mod sidecar;
+mod unknown_keys;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use atomic::write_atomic;
+pub use atomic::{TEMPORARY_PREFIX, write_atomic};
 pub use error::ProjectError;
+pub use generations::{SidecarSave, check_generation_name, sidecar_of, tidy};
 pub use sidecar::Sidecar;
 
 use crate::sweep::SweepDoc;
@@ -94,6 +97,10 @@ pub struct ProjectDoc<S> {
     /// Named sets of parameter values applied on top of the panels' own
     /// (`benchtop run --preset NAME`); `test` is the size the test suite runs the project at.
     pub presets: BTreeMap<String, Preset>,
+    /// The folder inside `<stem>.data/` that holds this save's arrays (each save writes a new
+    /// one, then switches this name atomically); `None`: the arrays lie directly in
+    /// `<stem>.data/` (projects saved before folders were versioned).
+    pub sidecar_folder: Option<String>,
 }
 
 impl<S> Default for ProjectDoc<S> {
@@ -105,6 +112,7 @@ impl<S> Default for ProjectDoc<S> {
             layout: None,
             sweeps: Vec::new(),
             presets: BTreeMap::new(),
+            sidecar_folder: None,
         }
     }
 }
@@ -125,13 +133,50 @@ impl<S: PartialEq> PartialEq for ProjectDoc<S> {
 struct Header {
     #[serde(default)]
     format_version: u32,
+    #[serde(default)]
+    sidecar_folder: Option<String>,
+}
+
+/// The sidecar holding the arrays of the project file at `path`, as the file names it.
+pub fn saved_sidecar(path: &Path) -> Result<Sidecar, ProjectError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let header = Header::parse(without_bom(&text), path)?;
+    check_sidecar_folder(header.sidecar_folder.as_deref(), path)?;
+    Ok(sidecar_of(path, header.sidecar_folder.as_deref()))
+}
+
+impl Header {
+    fn parse(text: &str, path: &Path) -> Result<Self, ProjectError> {
+        ron::from_str(text).map_err(|error| ProjectError::syntax(path, &error, None))
+    }
+}
+
+/// The text after a byte-order mark (some editors on Windows write one).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Refuses a sidecar folder name that is not a generation folder inside `<stem>.data/`.
+fn check_sidecar_folder(folder: Option<&str>, path: &Path) -> Result<(), ProjectError> {
+    match folder {
+        Some(name) => check_generation_name(name).map_err(|message| ProjectError::Value {
+            path: path.to_path_buf(),
+            key: "sidecar_folder".to_owned(),
+            message,
+        }),
+        None => Ok(()),
+    }
 }
 
 impl<S: Serialize + serde::de::DeserializeOwned> ProjectDoc<S> {
-    /// Parses project text; `path` is only used in error messages.
+    /// Parses project text; `path` is only used in error messages. A byte-order mark is
+    /// skipped; a key the format does not know is refused, naming the closest known key.
     pub fn parse(text: &str, path: &Path) -> Result<Self, ProjectError> {
-        let header: Header =
-            ron::from_str(text).map_err(|error| ProjectError::syntax(path, &error, None))?;
+        let text = without_bom(text);
+        let header = Header::parse(text, path)?;
         if header.format_version > FORMAT_VERSION {
             return Err(ProjectError::NewerFormat {
                 path: path.to_path_buf(),
@@ -141,11 +186,19 @@ impl<S: Serialize + serde::de::DeserializeOwned> ProjectDoc<S> {
         }
         let mut deserializer = ron::Deserializer::from_str(text)
             .map_err(|error| ProjectError::syntax(path, &error, None))?;
-        let doc: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let mut unknown = Vec::new();
+        let mut note_unknown =
+            |ignored: serde_ignored::Path<'_>| unknown.push(unknown_keys::steps(&ignored));
+        let ignoring = serde_ignored::Deserializer::new(&mut deserializer, &mut note_unknown);
+        let doc: Self = serde_path_to_error::deserialize(ignoring).map_err(|error| {
             let key = error.path().to_string();
             let spanned = deserializer.span_error(error.into_inner());
             ProjectError::syntax(path, &spanned, Some(key))
         })?;
+        if let Some(steps) = unknown.first() {
+            return Err(unknown_keys::error(path, text, steps, &doc));
+        }
+        check_sidecar_folder(doc.sidecar_folder.as_deref(), path)?;
         Ok(migrate(doc))
     }
 
@@ -246,6 +299,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(message.contains("bad.ron:3"), "{message}");
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_the_closest_known_one() {
+        let text = "\u{feff}(\n  format_version: 1,\n  presets: {\"test\": (sett: [])},\n)";
+        let message = ProjectDoc::<()>::parse(text, Path::new("typo.ron"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("typo.ron:3")
+                && message.contains("`presets.test.sett`")
+                && message.contains("did you mean `set`"),
+            "{message}"
+        );
+        let message =
+            ProjectDoc::<()>::parse("(sidecar_folder: Some(\"../x\"))", Path::new("p.ron"))
+                .unwrap_err()
+                .to_string();
+        assert!(message.contains("sidecar_folder"), "{message}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ndarray::{ArrayD, IxDyn};
-use ndarray_npy::{ReadNpyExt as _, WriteNpyExt as _};
+use ndarray_npy::WriteNpyExt as _;
 
 /// Reads and writes named arrays in a project's sidecar folder.
 ///
@@ -81,9 +81,25 @@ impl Sidecar {
         Ok(file)
     }
 
+    /// The path of the entry `file` (a name read from a project file), refused unless it is one
+    /// plain name inside the folder: no separators, no `..`, not absolute.
+    pub fn entry(&self, file: &str) -> anyhow::Result<PathBuf> {
+        let mut parts = Path::new(file).components();
+        let plain = matches!(
+            (parts.next(), parts.next()),
+            (Some(std::path::Component::Normal(_)), None)
+        ) && !file.contains(['/', '\\', '\0']);
+        anyhow::ensure!(
+            plain,
+            "`{file}` is not a file name inside the sidecar folder {}",
+            self.dir.display()
+        );
+        Ok(self.dir.join(file))
+    }
+
     /// Reads the text file `file`.
     pub fn read_text(&self, file: &str) -> anyhow::Result<String> {
-        let path = self.dir.join(file);
+        let path = self.entry(file)?;
         std::fs::read_to_string(&path)
             .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
     }
@@ -150,22 +166,16 @@ impl Sidecar {
 
     /// Reads `file` as f64 values with its shape.
     pub fn read_f64(&self, file: &str) -> anyhow::Result<(Vec<usize>, Vec<f64>)> {
-        let path = self.dir.join(file);
-        let reader = std::fs::File::open(&path)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-        let array = ArrayD::<f64>::read_npy(reader)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-        Ok((array.shape().to_vec(), array.into_iter().collect()))
+        let path = self.entry(file)?;
+        benchtop_compute::npy::read_npy_f64_file(&path)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
     }
 
     /// Reads `file` as i8 values with its shape.
     pub fn read_i8(&self, file: &str) -> anyhow::Result<(Vec<usize>, Vec<i8>)> {
-        let path = self.dir.join(file);
-        let reader = std::fs::File::open(&path)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-        let array = ArrayD::<i8>::read_npy(reader)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-        Ok((array.shape().to_vec(), array.into_iter().collect()))
+        let path = self.entry(file)?;
+        benchtop_compute::npy::read_npy_i8_file(&path)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
     }
 }
 
@@ -188,6 +198,18 @@ mod tests {
         assert_eq!(sidecar.read_i8(&file).unwrap().1, vec![1, -1, -1, 1]);
         let missing = sidecar.read_f64("nope.npy").unwrap_err().to_string();
         assert!(missing.contains("nope.npy"), "{missing}");
+    }
+
+    #[test]
+    fn names_outside_the_folder_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret"), b"x").unwrap();
+        let sidecar = Sidecar::new(dir.path().join("p.data"));
+        for bad in ["../secret", "/etc/passwd", "a/b.npy", "..", "", "."] {
+            let error = sidecar.read_text(bad).unwrap_err().to_string();
+            assert!(error.contains("not a file name"), "{bad}: {error}");
+            assert!(sidecar.read_f64(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

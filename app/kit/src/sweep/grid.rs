@@ -30,9 +30,31 @@ pub enum GridSpec {
     List(Vec<f64>),
 }
 
+/// The most values one axis may have (a sweep's points are bounded again as a whole).
+pub const MAX_GRID_VALUES: usize = 10_000;
+
 impl GridSpec {
-    /// The values, or why the grid is invalid.
+    /// How many values the grid has, without making them.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::List(values) => values.len(),
+            Self::Range { count, .. } => *count as usize,
+        }
+    }
+
+    /// Whether the grid has no values (never valid).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values, or why the grid is invalid (including more than [`MAX_GRID_VALUES`]).
     pub fn values(&self) -> Result<Vec<f64>, String> {
+        if self.len() > MAX_GRID_VALUES {
+            return Err(format!(
+                "{} values; an axis has at most {MAX_GRID_VALUES}",
+                self.len()
+            ));
+        }
         match self {
             Self::List(values) => {
                 if values.is_empty() {

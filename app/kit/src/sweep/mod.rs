@@ -170,6 +170,9 @@ impl std::fmt::Debug for SweepSupport {
     }
 }
 
+/// The most points (grid values × repeats) one sweep may have.
+pub const MAX_POINTS: usize = 10_000;
+
 /// One swept axis: a parameter key and its grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepAxis {
@@ -266,6 +269,20 @@ impl SweepDoc {
                 self.name
             ));
         }
+        // Counted before any grid is made, so that an absurd count is refused, not allocated.
+        let points = self
+            .axes
+            .iter()
+            .try_fold(self.repeats as usize, |n, axis| {
+                n.checked_mul(axis.grid.len())
+            })
+            .unwrap_or(usize::MAX);
+        if points > MAX_POINTS {
+            return Err(format!(
+                "sweep `{}` has {points} points; keep it under {MAX_POINTS}",
+                self.name
+            ));
+        }
         for axis in &self.axes {
             let Some(param) = support.params.iter().find(|p| p.key == axis.param) else {
                 return Err(format!(
@@ -289,17 +306,29 @@ impl SweepDoc {
                 return Err(format!("sweep `{}`: unknown output `{output}`", self.name));
             }
         }
-        let points: usize = self
-            .axes
-            .iter()
-            .map(|axis| axis.grid.values().map_or(0, |v| v.len()))
-            .product::<usize>()
-            * self.repeats as usize;
-        if points > 10_000 {
-            return Err(format!(
-                "sweep `{}` has {points} points; keep it under 10 000",
-                self.name
-            ));
+        Ok(())
+    }
+
+    /// Checks what a project file holds beyond the panel's support: every saved point has one
+    /// finite coordinate per axis. On failure, the key (e.g. `results[3].coords`) and why.
+    pub fn check_saved(&self) -> Result<(), (String, String)> {
+        for (index, point) in self.results.iter().enumerate() {
+            if point.coords.len() != self.axes.len() {
+                return Err((
+                    format!("results[{index}].coords"),
+                    format!(
+                        "the point has {} coordinates but the sweep has {} axes",
+                        point.coords.len(),
+                        self.axes.len()
+                    ),
+                ));
+            }
+            if point.coords.iter().any(|c| !c.is_finite()) {
+                return Err((
+                    format!("results[{index}].coords"),
+                    "a coordinate is not a finite number".to_owned(),
+                ));
+            }
         }
         Ok(())
     }

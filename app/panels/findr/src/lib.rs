@@ -237,11 +237,11 @@ impl Default for HeadlessTasks {
 #[serde(default)]
 pub struct SavedResults {
     /// The trials' description (source, sizes) and the planted flow of synthetic data.
-    pub data: Option<serde_json::Value>,
+    pub data: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar files of the trials and the planted truth, by array name.
     pub data_files: std::collections::BTreeMap<String, String>,
     /// The fit result without its training history and PSTHs.
-    pub fit: Option<serde_json::Value>,
+    pub fit: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file with the training history (one row per epoch).
     pub history_file: Option<String>,
     /// Sidecar file with the PSTHs (2 × groups × bins × neurons: data, model).

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{LoadedData, SavedResults};
 use benchtop_kit::data::StoredData;
-use benchtop_kit::panel::{from_json, to_json};
+use benchtop_kit::panel::{from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 
 /// Columns of the training-history table and its sidecar array.
@@ -83,7 +83,7 @@ fn save_data(
     sidecar: Option<&Sidecar>,
 ) -> anyhow::Result<()> {
     let t = &data.trials;
-    results.data = Some(to_json(&DataMeta {
+    results.data = Some(to_saved(&DataMeta {
         source: data.source.clone(),
         n_trials: t.n_trials,
         max_bins: t.max_bins,
@@ -153,7 +153,7 @@ fn restore_data(
     if results.data_files.is_empty() {
         return Ok(None);
     }
-    let meta: DataMeta = from_json(value)?;
+    let meta: DataMeta = from_saved(value)?;
     let (n, b, m) = (meta.n_trials, meta.max_bins, meta.n_neurons);
     let read = |name: &str, shape: &[usize]| -> anyhow::Result<Vec<f64>> {
         let file = results
@@ -264,7 +264,7 @@ pub(super) fn save_fit(
     }
     psths.data_hz.clear();
     psths.model_hz.clear();
-    results.fit = Some(to_json(&stored)?);
+    results.fit = Some(to_saved(&stored)?);
     Ok(())
 }
 
@@ -286,7 +286,7 @@ pub(super) fn restore_fit(
     let Some(value) = &results.fit else {
         return Ok((history, None));
     };
-    let mut result: FindrResult = from_json(value)?;
+    let mut result: FindrResult = from_saved(value)?;
     if let (Some(sidecar), Some(file)) = (sidecar, &results.psths_file) {
         let psths = &mut result.psths;
         let (shape, values) = sidecar.read_f64(file)?;

@@ -111,7 +111,7 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
         "1-findr-psths.npy",
     ] {
         assert!(
-            dir.path().join("findr.data").join(array).exists(),
+            common::sidecar_folder(&path).join(array).exists(),
             "{array}"
         );
     }

@@ -13,7 +13,7 @@ use benchtop_kit::figure::{
     show_figure,
 };
 use benchtop_kit::host::Cx;
-use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Series, Task};
 use benchtop_kit::widgets::{controls_and_view, labelled_inline};
@@ -303,10 +303,10 @@ impl DualityTab {
         sidecar: Option<&Sidecar>,
     ) -> anyhow::Result<()> {
         if let Some(result) = self.train.result() {
-            results.duality = Some(to_json(result)?);
+            results.duality = Some(to_saved(result)?);
         }
         if let Some(map) = self.map.result() {
-            results.residual_map = Some(to_json(map)?);
+            results.residual_map = Some(to_saved(map)?);
         }
         let history = self.history();
         if let Some(sidecar) = sidecar
@@ -326,9 +326,9 @@ impl DualityTab {
         params: &IsingParams,
     ) -> anyhow::Result<Self> {
         let mut tab = Self::default();
-        let result: Option<DualityResult> = results.duality.as_ref().map(from_json).transpose()?;
+        let result: Option<DualityResult> = results.duality.as_ref().map(from_saved).transpose()?;
         let residual: Option<ResidualMap> =
-            results.residual_map.as_ref().map(from_json).transpose()?;
+            results.residual_map.as_ref().map(from_saved).transpose()?;
         if let (Some(sidecar), Some(file)) = (sidecar, &results.history_file) {
             let (shape, values) = sidecar.read_f64(file)?;
             let columns = history_columns().len();

@@ -126,17 +126,17 @@ impl Default for IsingView {
 #[serde(default)]
 pub struct SavedResults {
     /// The Monte Carlo result without its time series (see `series_file`).
-    pub mc: Option<serde_json::Value>,
+    pub mc: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file with the measurement series (columns: bond, plaquette, m).
     pub series_file: Option<String>,
     /// Sidecar file with the last lattice (int8, L×L).
     pub snapshot_file: Option<String>,
     /// The duality result.
-    pub duality: Option<serde_json::Value>,
+    pub duality: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file with the training history (one row per step).
     pub history_file: Option<String>,
     /// The approximate-dual map.
-    pub residual_map: Option<serde_json::Value>,
+    pub residual_map: Option<benchtop_kit::panel::SavedValue>,
 }
 
 /// The panel's computations.

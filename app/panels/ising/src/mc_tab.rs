@@ -18,7 +18,7 @@ use super::{ENGINE, IsingModel, IsingParams, SavedResults, figures};
 use benchtop_kit::figure::{FigureViewState, show_figure};
 use benchtop_kit::host::Cx;
 use benchtop_kit::jobs::JobContext;
-use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Live, Task};
 use benchtop_kit::widgets::controls_and_view;
@@ -173,7 +173,7 @@ impl McTab {
         };
         let mut stripped = result.clone();
         stripped.series = Default::default();
-        results.mc = Some(to_json(&stripped)?);
+        results.mc = Some(to_saved(&stripped)?);
         if let Some(sidecar) = sidecar {
             let measurements = self.measurements();
             let rows = measurements.len();
@@ -203,7 +203,7 @@ impl McTab {
         params: &IsingParams,
     ) -> anyhow::Result<Self> {
         let mut tab = Self::default();
-        let mut result: Option<McResult> = results.mc.as_ref().map(from_json).transpose()?;
+        let mut result: Option<McResult> = results.mc.as_ref().map(from_saved).transpose()?;
         tab.backend = result.as_ref().map(|r| r.backend.clone());
         if let (Some(sidecar), Some(file)) = (sidecar, &results.series_file) {
             let (shape, values) = sidecar.read_f64(file)?;

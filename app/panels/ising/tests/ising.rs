@@ -62,7 +62,9 @@ fn catalog_open_panel_change_run_save_reopen() {
         "saving clears the unsaved mark"
     );
     assert!(
-        dir.path().join("run.data/1-ising-series.npy").exists(),
+        common::sidecar_folder(&path)
+            .join("1-ising-series.npy")
+            .exists(),
         "arrays go to the sidecar"
     );
 

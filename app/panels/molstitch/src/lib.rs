@@ -247,8 +247,10 @@ impl Default for MolStitchModel {
 }
 
 impl MolStitchModel {
-    /// Copies the weight files of the current result (prior, StitchNet) into the sidecar's
-    /// weight folder, unless they already live there.
+    /// Copies the weight files of the current result (prior, StitchNet) from the weight cache
+    /// into the sidecar's weight folder. Only the files' names are taken from the result, and
+    /// they are looked up in the cache: a result read from a file never makes the save copy
+    /// anything from elsewhere.
     fn save_weights(&self, sidecar: &Sidecar) -> anyhow::Result<()> {
         let target = sidecar.path(WEIGHTS_FOLDER);
         let Some(result) = self.optimise.result() else {
@@ -258,13 +260,14 @@ impl MolStitchModel {
             let Some(name) = path.file_name() else {
                 continue;
             };
-            if path.parent() == Some(target.as_path()) || !path.is_file() {
+            let source = self.cache_dir.join(name);
+            if self.cache_dir == target || !source.is_file() {
                 continue;
             }
             std::fs::create_dir_all(&target)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
-            std::fs::copy(path, target.join(name))
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            std::fs::copy(&source, target.join(name))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", source.display()))?;
         }
         Ok(())
     }
@@ -347,6 +350,14 @@ impl PanelModel for MolStitchModel {
             results.optimise_file = Some(sidecar.write_text(RESULT_FILE, &text)?);
         }
         Ok(())
+    }
+
+    /// A weight cache kept in the project's sidecar follows it to the new folder.
+    fn sidecar_moved(&mut self, sidecar: &Sidecar) {
+        let moved = sidecar.path(WEIGHTS_FOLDER);
+        if self.cache_dir != default_cache_dir() && moved.is_dir() {
+            self.cache_dir = moved;
+        }
     }
 
     fn tab_ui(&mut self, tab: MolStitchTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {

@@ -187,7 +187,7 @@ fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
         harness.state().notices
     );
     // The sidecar's entries of pane 1 carry its prefix.
-    let sidecar = dir.path().join("molstitch.data");
+    let sidecar = common::sidecar_folder(&path);
     assert!(sidecar.join("1-molstitch-optimisation.ron").exists());
     // Exactly the run's prior and StitchNet weights, not the whole shared cache.
     let weights = std::fs::read_dir(sidecar.join("1-molstitch-weights"))
@@ -596,7 +596,7 @@ mod results {
             uniqueness: 0.0,
             novelty: 0.0,
         };
-        OptimiseResult {
+            OptimiseResult {
             objective_labels: labels.iter().map(|l| (*l).to_owned()).collect(),
             offline: Vec::new(),
             offline_metrics: metrics,
@@ -606,6 +606,58 @@ mod results {
             notes: Vec::new(),
             weight_files: Vec::new(),
         }
+    }
+
+    /// A saved result names its weight files; a crafted one naming a file elsewhere must not
+    /// make saving copy that file into the project (only names in the weight cache count).
+    #[test]
+    fn a_saved_result_cannot_make_a_save_copy_files_from_elsewhere() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let secret = dir.path().join("private.key");
+        std::fs::write(&secret, "secret").expect("a private file");
+        let molecules = dir.path().join("mols.smi");
+        std::fs::write(&molecules, "CCO\nc1ccccc1O\n").expect("molecules");
+        let mut result = result_for(&["qed", "sa", "sim"]);
+        result.weight_files = vec![secret.clone(), dir.path().join("../../etc/hostname")];
+        let sidecar = dir.path().join("crafted.data");
+        std::fs::create_dir_all(&sidecar).expect("sidecar");
+        std::fs::write(
+            sidecar.join("1-molstitch-optimisation.ron"),
+            ron::to_string(&result).expect("serialises"),
+        )
+        .expect("result");
+        let path = dir.path().join("crafted.ron");
+        std::fs::write(
+            &path,
+            format!(
+                r#"(panels: [(id: (1), state: MolStitch((
+                    params: (data: (file: (path: "{}"))),
+                    results: (optimise_file: Some("1-molstitch-optimisation.ron")),
+                )))])"#,
+                molecules.display()
+            ),
+        )
+        .expect("project");
+        let mut session = benchtop::session::Session::open(&path).expect("opens");
+        session.save_as(&path).expect("saves");
+        let saved = crate::common::sidecar_folder(&path);
+        let copied: Vec<_> = walk(&saved)
+            .into_iter()
+            .filter(|p| p.file_name().is_some_and(|n| n == "private.key" || n == "hostname"))
+            .collect();
+        assert!(copied.is_empty(), "{copied:?}");
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(walk(&path));
+            }
+            found.push(path);
+        }
+        found
     }
 
     #[test]

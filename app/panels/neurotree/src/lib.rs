@@ -207,11 +207,11 @@ impl Default for HeadlessTasks {
 #[serde(default)]
 pub struct SavedResults {
     /// The subjects' description (ids, groups, ages, ROI and network names).
-    pub data: Option<serde_json::Value>,
+    pub data: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file of the series (subjects × ROIs × time points).
     pub series_file: Option<String>,
     /// The model result without its group-mean FC matrices.
-    pub result: Option<serde_json::Value>,
+    pub result: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file of the group-mean FC matrices (groups × ROIs × ROIs).
     pub group_fc_file: Option<String>,
 }

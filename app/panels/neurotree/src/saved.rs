@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{LoadedData, SavedResults};
 use benchtop_kit::data::StoredData;
-use benchtop_kit::panel::{from_json, to_json};
+use benchtop_kit::panel::{from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 
 /// The description of the subjects kept in the project file.
@@ -35,7 +35,7 @@ fn save_data(
     sidecar: Option<&Sidecar>,
 ) -> anyhow::Result<()> {
     let d = &data.dataset;
-    results.data = Some(to_json(&DataMeta {
+    results.data = Some(to_saved(&DataMeta {
         source: data.source.clone(),
         roi_names: d.roi_names.clone(),
         network_names: d.network_names.clone(),
@@ -66,7 +66,7 @@ fn restore_data(
     else {
         return Ok(None);
     };
-    let meta: DataMeta = from_json(value)?;
+    let meta: DataMeta = from_saved(value)?;
     let (_, flat) = sidecar.read_f64(file)?;
     let n = meta.roi_names.len();
     let expected: usize = meta.time_points.iter().map(|t| t * n).sum();
@@ -136,7 +136,7 @@ pub(super) fn save_result(
             group.mean_fc = Matrix::zeros(0, 0);
         }
     }
-    results.result = Some(to_json(&stored)?);
+    results.result = Some(to_saved(&stored)?);
     Ok(())
 }
 
@@ -148,7 +148,7 @@ pub(super) fn restore_result(
     let Some(value) = &results.result else {
         return Ok(None);
     };
-    let mut result: NeuroTreeResult = from_json(value)?;
+    let mut result: NeuroTreeResult = from_saved(value)?;
     if let (Some(sidecar), Some(file)) = (sidecar, &results.group_fc_file) {
         let (shape, flat) = sidecar.read_f64(file)?;
         anyhow::ensure!(

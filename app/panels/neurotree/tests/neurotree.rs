@@ -116,8 +116,7 @@ fn neurotree_panel_generates_draws_changes_alpha_saves_and_reopens() {
     let reopened = common::save_and_reopen(&mut harness, &path);
     // The pane's arrays carry its id, so two NeuroTree panels never share a file.
     assert!(
-        dir.path()
-            .join("neurotree.data")
+        common::sidecar_folder(&path)
             .join("1-neurotree-series.npy")
             .exists()
     );
@@ -251,8 +250,7 @@ fn neurotree_panel_runs_a_tiny_model_saves_and_reopens() {
     let reopened = common::save_and_reopen(&mut harness, &path);
     // The pane's arrays carry its id, so two NeuroTree panels never share a file.
     assert!(
-        dir.path()
-            .join("neurotree.data")
+        common::sidecar_folder(&path)
             .join("1-neurotree-group-fc.npy")
             .exists()
     );

@@ -7,7 +7,7 @@ use benchtop_kit::figure::{
     Bars, Colormap, Figure, FigureViewState, Line, Scale, Subplot, show_figure,
 };
 use benchtop_kit::host::Cx;
-use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Latest, Task};
 use benchtop_kit::widgets::controls_and_view;
@@ -125,7 +125,7 @@ impl AnalyticTab {
                 None => layers.iter_mut().for_each(|layer| layer.clear()),
             }
         }
-        results.analytic = Some(to_json(&stored)?);
+        results.analytic = Some(to_saved(&stored)?);
         Ok(())
     }
 
@@ -138,7 +138,7 @@ impl AnalyticTab {
         let Some(value) = &results.analytic else {
             return Ok(tab);
         };
-        let mut result: AnalyticResult = from_json(value)?;
+        let mut result: AnalyticResult = from_saved(value)?;
         match (result.maps.as_mut(), sidecar, &results.analytic_maps_file) {
             (Some(maps), Some(sidecar), Some(file)) => {
                 let shape = [maps.grid.nlat, maps.grid.nlon];

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use benchtop_kit::figure::{Colormap, Figure, FigureViewState, show_figure};
 use benchtop_kit::host::Cx;
-use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::Task;
 use benchtop_kit::widgets::{controls_and_view, file_field};
@@ -70,7 +70,7 @@ impl DataTab {
         let Some((field, spectrum)) = self.task.result() else {
             return Ok(());
         };
-        results.data = Some(to_json(&SavedField {
+        results.data = Some(to_saved(&SavedField {
             source: field.source.clone(),
             grid: field.grid.clone(),
             spectrum: spectrum.clone(),
@@ -96,7 +96,7 @@ impl DataTab {
         else {
             return Ok(tab);
         };
-        let saved: SavedField = from_json(value)?;
+        let saved: SavedField = from_saved(value)?;
         let (shape, values) = sidecar.read_f64(file)?;
         anyhow::ensure!(
             shape == [saved.grid.nlat, saved.grid.nlon],

@@ -8,7 +8,7 @@ use benchtop_kit::figure::{
     Colormap, Figure, FigureViewState, Line, Marker, Scale, Scatter, Subplot, show_figure,
 };
 use benchtop_kit::host::Cx;
-use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_json, to_json};
+use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Live, Task};
 use benchtop_kit::widgets::controls_and_view;
@@ -168,7 +168,7 @@ impl LearnedTab {
                 }
                 None => layers.iter_mut().for_each(|layer| layer.clear()),
             }
-            results.learned = Some(to_json(&stored)?);
+            results.learned = Some(to_saved(&stored)?);
         }
         let history = self.history();
         if let Some(sidecar) = sidecar
@@ -202,7 +202,7 @@ impl LearnedTab {
         let Some(value) = &results.learned else {
             return Ok(tab);
         };
-        let mut result: ForecastResult = from_json(value)?;
+        let mut result: ForecastResult = from_saved(value)?;
         if let (Some(sidecar), Some(file)) = (sidecar, &results.learned_maps_file) {
             let maps = &mut result.maps;
             let shape = [maps.grid.nlat, maps.grid.nlon];

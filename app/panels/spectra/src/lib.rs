@@ -153,16 +153,16 @@ impl Default for HeadlessTasks {
 #[serde(default)]
 pub struct SavedResults {
     /// The loaded field's description and spectrum.
-    pub data: Option<serde_json::Value>,
+    pub data: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file with the loaded field (nlat × nlon).
     pub field_file: Option<String>,
     /// The analytic result without its maps.
-    pub analytic: Option<serde_json::Value>,
+    pub analytic: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file with the analytic maps (4 × nlat × nlon: truth, forecast, MSE fit, AMSE
     /// fit), on the grid stored in `analytic`.
     pub analytic_maps_file: Option<String>,
     /// The learned result without its training history and maps.
-    pub learned: Option<serde_json::Value>,
+    pub learned: Option<benchtop_kit::panel::SavedValue>,
     /// Sidecar file with the training history (one row per step).
     pub learned_history_file: Option<String>,
     /// Sidecar file with the learned maps (3 × nlat × nlon: truth, MSE, AMSE).

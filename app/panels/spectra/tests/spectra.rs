@@ -89,7 +89,7 @@ fn spectra_panel_fits_loads_trains_saves_and_reopens() {
         "1-spectra-learned-maps.npy",
     ] {
         assert!(
-            dir.path().join("spectra.data").join(array).exists(),
+            common::sidecar_folder(&path).join(array).exists(),
             "{array}"
         );
     }

@@ -127,6 +127,24 @@ fn csv_ragged_row_is_named() {
 }
 
 #[test]
+fn npy_with_a_huge_claimed_shape_is_refused_with_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("huge.npy");
+    fs::write(&path, benchtop_compute::npy::testing::huge_claim()).expect("writes");
+    let e = message(load_series(&path, TimeAxis::Auto));
+    assert!(
+        e.contains("huge.npy") && e.contains("(100000000, 100000000)") && e.contains("65 bytes"),
+        "{e}"
+    );
+    // Integer arrays read as f64.
+    let array = ndarray::Array2::from_shape_fn((3, 5), |(i, j)| (10 * i + j) as i32);
+    let path = dir.path().join("ints.npy");
+    ndarray_npy::write_npy(&path, &array).expect("writes");
+    let loaded = load_series(&path, TimeAxis::Columns).expect("loads").series;
+    assert_eq!(loaded.as_slice()[6], 11.0);
+}
+
+#[test]
 fn npy_round_trip_f64_and_f32() {
     let dir = tempfile::tempdir().expect("tempdir");
     let series = roi_by_time();
@@ -453,4 +471,72 @@ fn real_sample_feeds_the_model_features() {
         assert_eq!(g.dynamic_norm.len(), 2);
         assert_eq!(g.label, 0);
     }
+}
+
+#[test]
+fn robust_a_truncated_mat_file_is_reported_as_unreadable_not_as_empty() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let series = roi_by_time();
+    let whole = mat_v5(&[("tc", 3, 5, series.transpose().as_slice().to_vec())]);
+    // Cut inside the variable's data: the parser used to stop there and find no variable.
+    for cut in [whole.len() - 20, 128 + 30, 128 + 5, 100] {
+        let path = dir.path().join("cut.mat");
+        fs::write(&path, &whole[..cut]).expect("writes");
+        let e = message(load_series(&path, TimeAxis::Auto));
+        assert!(
+            e.contains("cut.mat: not a readable MATLAB v5 .mat file (truncated or corrupt): "),
+            "{e}"
+        );
+        assert!(!e.contains("no variable `tc`"), "{e}");
+    }
+    let path = dir.path().join("cut.mat");
+    fs::write(&path, &whole[..whole.len() - 20]).expect("writes");
+    let e = message(load_series(&path, TimeAxis::Auto));
+    assert!(
+        e.contains(&format!(
+            "element 1 at byte 128 declares {} bytes, but the file ends {} bytes after its tag",
+            whole.len() - 136,
+            whole.len() - 156
+        )),
+        "{e}"
+    );
+    // The bundled real sample (one compressed variable), cut short.
+    let real = fs::read(real_sample_dir().join("NAP_001.mat")).expect("reads");
+    let path = dir.path().join("NAP_001.mat");
+    fs::write(&path, &real[..real.len() / 2]).expect("writes");
+    let e = message(load_series(&path, TimeAxis::Auto));
+    assert!(e.contains("(truncated or corrupt)"), "{e}");
+    // A readable file without a 2-D numeric variable is still reported as such.
+    let path = dir.path().join("empty.mat");
+    fs::write(&path, mat_v5(&[])).expect("writes");
+    let e = message(load_series(&path, TimeAxis::Auto));
+    assert!(
+        e.contains("empty.mat: no variable `tc` and no 2-D numeric variable"),
+        "{e}"
+    );
+    // The whole file still reads.
+    let path = dir.path().join("whole.mat");
+    fs::write(&path, &whole).expect("writes");
+    assert_eq!(
+        load_series(&path, TimeAxis::Columns).expect("loads").series,
+        series
+    );
+}
+
+#[test]
+fn robust_a_constant_roi_in_a_loaded_folder_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut varying = roi_by_time();
+    write(dir.path(), "a.csv", &csv_text(&varying.transpose()));
+    for t in 0..5 {
+        varying.set(1, t, 4.0);
+    }
+    write(dir.path(), "b.csv", &csv_text(&varying.transpose()));
+    let e = message(load_folder(dir.path(), TimeAxis::Rows));
+    assert!(
+        e.contains(
+            "subject b: ROI 2 is constant over time (zero variance): its correlation is undefined"
+        ),
+        "{e}"
+    );
 }

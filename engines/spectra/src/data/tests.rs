@@ -380,6 +380,45 @@ fn missing_coordinates_are_an_error_naming_the_file() {
 }
 
 #[test]
+fn npy_with_a_huge_claimed_shape_or_bad_bytes_is_refused_with_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp_path(&dir, "huge.npy");
+    std::fs::write(&path, benchtop_compute::npy::testing::huge_claim()).unwrap();
+    let error = load_field(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("huge.npy")
+            && error.contains("(100000000, 100000000)")
+            && error.contains("65 bytes are present"),
+        "{error}"
+    );
+    let mut truncated = benchtop_compute::npy::testing::huge_claim();
+    truncated.truncate(40);
+    std::fs::write(&path, truncated).unwrap();
+    let error = load_field(&path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("huge.npy") && error.contains("header claims"),
+        "{error}"
+    );
+    // Big-endian integers read too.
+    let mut bytes = benchtop_compute::npy::testing::huge_claim();
+    let header = "{'descr': '>i2', 'fortran_order': False, 'shape': (3, 2), }";
+    bytes[10..10 + header.len()].copy_from_slice(header.as_bytes());
+    for b in &mut bytes[10 + header.len()..128] {
+        *b = b' ';
+    }
+    bytes[127] = b'\n';
+    bytes.truncate(128);
+    bytes.extend([0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 255, 255]);
+    std::fs::write(&path, bytes).unwrap();
+    let field = load_field(&path, &LoadOptions::default()).unwrap();
+    assert_eq!(field.values, vec![1.0, 2.0, 3.0, 4.0, 5.0, -1.0]);
+}
+
+#[test]
 fn npy_arrays_load_in_any_float_dtype() {
     use ndarray::Array2;
     use ndarray_npy::WriteNpyExt as _;

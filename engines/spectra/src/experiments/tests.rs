@@ -166,3 +166,48 @@ pub(crate) fn has_stray_null(value: &serde_json::Value, key: &str) -> bool {
         _ => false,
     }
 }
+
+#[test]
+fn robust_an_overflowing_variance_is_an_error_not_infinite_losses() {
+    // A variance near f64's largest number and fits starting at a gain of 1,000: the fitted
+    // forecasts' powers (g²·P) overflow, and with them the losses.
+    let params = AnalyticParams {
+        lmax: 15,
+        steps: 2,
+        maps: false,
+        initial_gain: 1e3,
+        spectrum: crate::synthetic::SpectrumSpec {
+            variance: 1e308,
+            ..Default::default()
+        },
+        ..AnalyticParams::default()
+    };
+    let err = run_analytic(&params, 3, &Progress::new(), &CancelToken::new()).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("`variance`")
+            && message.contains("overflow f64")
+            && message.contains("use a smaller variance"),
+        "{message}"
+    );
+    // A large but representable variance still runs, with finite losses and the coherence
+    // ρ_k (the product of two powers near 1e307 overflows; the coherence once came out 0).
+    let fine = AnalyticParams {
+        initial_gain: 0.5,
+        ..params
+    };
+    let result = run_analytic(&fine, 3, &Progress::new(), &CancelToken::new()).unwrap();
+    assert!(result.amse_terms_amse_fit.total.is_finite());
+    assert!(
+        result
+            .history
+            .iter()
+            .all(|s| s.amse_of_amse_fit.is_finite())
+    );
+    for k in 1..=fine.lmax {
+        assert!(
+            (result.coherence[k] - result.rho[k]).abs() < 1e-12,
+            "k = {k}"
+        );
+    }
+}
