@@ -115,6 +115,9 @@ fn robust_misspelt_keys_and_odd_files_get_named_errors() {
         message.contains("sweeps[s].results[0].coords") && message.contains("0 coordinates"),
         "{message}"
     );
+    // Too few measurements: the error names the key the user wrote, not an internal one.
+    let message = open_error(&ising_project(", measurement_sweeps: 5, measure_every: 10"));
+    assert!(message.contains("mc.measurement_sweeps"), "{message}");
     // A sidecar folder name that leaves the project's data folder.
     let message = open_error(r#"(sidecar_folder: Some("../../elsewhere"))"#);
     assert!(message.contains("sidecar_folder"), "{message}");
@@ -329,26 +332,30 @@ fn robust_a_save_killed_at_any_moment_leaves_a_whole_project() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let text = ising_project(", size: 96");
     let path = run_and_save(dir.path(), "killed.ron", &text);
-    let run = || {
+    let run = |beta: f64| {
         benchtop()
             .arg("run")
             .arg(&path)
             .arg("--out")
             .arg(dir.path().join("out"))
             .args(["--format", "svg", "--save", "--set"])
-            .arg("1:mc.beta=0.3")
+            .arg(format!("1:mc.beta={beta}"))
             .spawn()
             .expect("starts")
     };
     let started = Instant::now();
-    run().wait().expect("finishes");
+    run(0.3).wait().expect("finishes");
     let full = started.elapsed();
-    // Deterministic delays spread over the whole run, densest near its end (the save).
+    // Deterministic delays spread over the whole run, densest near its end (the save); each
+    // trial asks for its own β, so the reopened project says which state it is in.
     let trials = 24_u32;
+    let (mut old, mut new) = (0, 0);
+    let mut previous = 0.3;
     for trial in 0..trials {
         let fraction = f64::from(trial) / f64::from(trials - 1);
         let delay = full.mul_f64(0.3 + 0.8 * fraction.sqrt());
-        let mut child = run();
+        let beta = 0.31 + f64::from(trial) * 0.001;
+        let mut child = run(beta);
         std::thread::sleep(delay);
         let _ = child.kill();
         let _ = child.wait();
@@ -359,10 +366,30 @@ fn robust_a_save_killed_at_any_moment_leaves_a_whole_project() {
             "trial {trial} ({delay:?}): {:?}",
             session.restore_warnings()
         );
+        // The results read back are the ones computed with the parameters the file holds.
+        let summary = common::first_summary(&session);
+        let saved_beta = summary["monte_carlo"]["beta"].as_f64().expect("results");
+        let panel = session.panels.values().next().expect("panel");
+        let param_beta = panel
+            .declared_params()
+            .into_iter()
+            .find(|p| p.key == "mc.beta")
+            .map(|p| p.value)
+            .expect("β");
         assert!(
-            common::first_summary(&session)["monte_carlo"].is_object(),
-            "trial {trial}: the results are there"
+            (saved_beta - param_beta).abs() < 1e-12,
+            "trial {trial}: results for β = {saved_beta}, parameters β = {param_beta}"
         );
+        if (param_beta - beta).abs() < 1e-12 {
+            new += 1;
+        } else {
+            assert!(
+                (param_beta - previous).abs() < 1e-12,
+                "trial {trial}: {param_beta}"
+            );
+            old += 1;
+        }
+        previous = param_beta;
         let data = dir.path().join("killed.data");
         let generations = std::fs::read_dir(&data).expect("data").count();
         assert_eq!(
@@ -386,4 +413,9 @@ fn robust_a_save_killed_at_any_moment_leaves_a_whole_project() {
             assert!(left.is_empty(), "trial {trial}: {left:?} in {folder:?}");
         }
     }
+    // Kills landed both before the switch and after it.
+    assert!(
+        old > 0 && new > 0,
+        "old state {old} times, new state {new} times"
+    );
 }

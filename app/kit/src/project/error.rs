@@ -8,12 +8,12 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum ProjectError {
     /// The file could not be read or written.
-    #[error("{path}: {source}", path = path.display())]
+    #[error("{path}: {error}", path = path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The system error.
-        source: std::io::Error,
+        /// The system error (in the message, not a separate cause, so it is said once).
+        error: std::io::Error,
     },
     /// The text is not a valid project (syntax or a value of the wrong type).
     #[error("{path}:{line}:{column}: {message}{key}", path = path.display(), key = key.as_ref().map(|k| format!(" (at key `{k}`)")).unwrap_or_default())]

@@ -139,9 +139,9 @@ struct Header {
 
 /// The sidecar holding the arrays of the project file at `path`, as the file names it.
 pub fn saved_sidecar(path: &Path) -> Result<Sidecar, ProjectError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| ProjectError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let header = Header::parse(without_bom(&text), path)?;
     check_sidecar_folder(header.sidecar_folder.as_deref(), path)?;
@@ -204,9 +204,9 @@ impl<S: Serialize + serde::de::DeserializeOwned> ProjectDoc<S> {
 
     /// Reads and parses a project file.
     pub fn load(path: &Path) -> Result<Self, ProjectError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ProjectError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::parse(&text, path)
     }
@@ -226,9 +226,9 @@ impl<S: Serialize + serde::de::DeserializeOwned> ProjectDoc<S> {
     /// Writes the project atomically.
     pub fn save(&self, path: &Path) -> Result<(), ProjectError> {
         let text = self.to_text()?;
-        write_atomic(path, text.as_bytes()).map_err(|source| ProjectError::Io {
+        write_atomic(path, text.as_bytes()).map_err(|error| ProjectError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
     }
 }

@@ -55,8 +55,17 @@ pub fn spectrum_csv(spectrum: &FieldSpectrum) -> String {
     text
 }
 
-/// The area-weighted mean square of a field on its grid (Σ_k PSD_k for a band-limited field).
+/// The area-weighted mean square of a field on its grid (Σ_k PSD_k for a band-limited field);
+/// an error, not `inf`, when the squares overflow f64.
 pub fn mean_square(field: &Field) -> Result<f64, ComputeError> {
     let squares: Vec<f64> = field.values.iter().map(|v| v * v).collect();
-    field.grid.mean(&squares)
+    let value = field.grid.mean(&squares)?;
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(ComputeError::invalid(
+            "field",
+            "the mean square overflows f64; rescale the field (for example, change its units)",
+        ))
+    }
 }
