@@ -6,7 +6,7 @@
 //!
 //! ```sh
 //! BENCHTOP_FUZZ_ITERATIONS=20000 BENCHTOP_FUZZ_SEED=7 \
-//!   cargo test --workspace --release --test workbench fuzz_ -- --test-threads 2
+//!   cargo test --workspace --test workbench fuzz_ -- --test-threads 2
 //! ```
 //!
 //! A failing input is written to `target/fuzz-failures/<reader>-<n>.bin` to reproduce it.
