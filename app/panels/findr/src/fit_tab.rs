@@ -230,6 +230,9 @@ impl FitTab {
                 result.test_nll_baseline_only,
                 result.test_nll_baseline_only - result.test_nll
             ));
+            for reason in result.unsupported_reasons() {
+                ui.colored_label(ui.visuals().warn_fg_color, format!("Note: {reason}."));
+            }
         }
     }
 
@@ -353,9 +356,18 @@ pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
             .collect()
     };
     let planted = result.planted.as_ref();
+    // The fixed points of a fit that does not support a latent flow are not findings: they go
+    // under their own key, and the notes say why.
+    let notes = result.unsupported_reasons();
+    let supported = notes.is_empty();
+    let found = points(&result.fixed_points);
     serde_json::json!({
         "frame": format!("{:?}", result.frame),
-        "fixed_points": points(&result.fixed_points),
+        "latent_supported": supported,
+        "kept_validation_kl": result.kept_validation_kl(),
+        "notes": notes,
+        "fixed_points": if supported { found.clone() } else { Vec::new() },
+        "fixed_points_unsupported": if supported { Vec::new() } else { found },
         "fixed_points_outside_sample_zone": result.fixed_points_outside_sample_zone,
         "planted_fixed_points": planted.map(|p| points(&p.planted_fixed_points)),
         "planted_attractors": planted.map(|p| p.planted_attractors),

@@ -123,6 +123,17 @@ impl FlowTab {
             ));
         }
         ui.separator();
+        let reasons = result.unsupported_reasons();
+        if !reasons.is_empty() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "This fit does not support a latent flow, so its fixed points are not \
+                     findings: {}.",
+                    reasons.join("; ")
+                ),
+            );
+        }
         ui.strong(format!("Fixed points ({})", result.fixed_points.len()));
         fixed_point_table(ui, "findr fixed points", &result.fixed_points);
         if result.fixed_points_outside_sample_zone > 0 {

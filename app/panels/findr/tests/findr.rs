@@ -262,6 +262,8 @@ fn check_findr(_out: &Path, summary: &serde_json::Value) {
         let error = error.as_f64().unwrap_or(f64::INFINITY);
         assert!(error < 0.2, "attractor error {error}: {s}");
     }
+    // The planted flow is there to find: the fit says its latent is supported.
+    assert_eq!(s["latent_supported"], true, "{s}");
     let points = s["fixed_points"].as_array().expect("fixed points");
     let position = |p: &serde_json::Value| {
         (
