@@ -7,6 +7,7 @@
 mod common;
 mod examples;
 mod robustness;
+mod window;
 
 include!(concat!(env!("OUT_DIR"), "/discovered_tests.rs"));
 

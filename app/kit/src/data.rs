@@ -99,4 +99,8 @@ impl<K: Clone + PartialEq, D: Send + Sync + 'static> TaskHandle for DataStep<K, 
     fn cancel(&self) {
         self.task.cancel();
     }
+
+    fn results_received(&self) -> u64 {
+        self.task.results_received()
+    }
 }

@@ -56,8 +56,37 @@ pub struct PanelExport {
 /// What was written.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ExportReport {
-    /// Every file written, in order.
+    /// The folder everything was written under.
+    pub root: PathBuf,
+    /// Every file written, each once, in the order first written.
     pub files: Vec<PathBuf>,
+}
+
+impl ExportReport {
+    /// Adds `written` to the files, skipping those already listed (a figure's provenance is
+    /// written once per format, to one file).
+    fn add(&mut self, written: impl IntoIterator<Item = PathBuf>) {
+        for path in written {
+            if !self.files.contains(&path) {
+                self.files.push(path);
+            }
+        }
+    }
+
+    /// What the export did, for the user: `Exported 91 files to /out (figures, tables and
+    /// summary.json in 3 folders)`.
+    pub fn message(&self) -> String {
+        let folders: std::collections::BTreeSet<&Path> =
+            self.files.iter().filter_map(|f| f.parent()).collect();
+        let count = self.files.len();
+        format!(
+            "Exported {count} file{} to {} ({} folder{})",
+            if count == 1 { "" } else { "s" },
+            self.root.display(),
+            folders.len(),
+            if folders.len() == 1 { "" } else { "s" },
+        )
+    }
 }
 
 impl ExportBundle {
@@ -117,7 +146,10 @@ impl ExportBundle {
             ComputeError::invalid("out", format!("{}: {error}", path.display()))
         };
         std::fs::create_dir_all(out).map_err(|e| io(out, &e))?;
-        let mut report = ExportReport::default();
+        let mut report = ExportReport {
+            root: out.to_path_buf(),
+            files: Vec::new(),
+        };
         let total: usize = self
             .panels
             .iter()
@@ -147,7 +179,7 @@ impl ExportBundle {
                     };
                     let written = export_figure(&item.figure, &options, &provenance, &path)
                         .map_err(|e| io(&path, &e))?;
-                    report.files.extend(written);
+                    report.add(written);
                     done += 1;
                     progress.set(
                         fraction(done, total),
@@ -159,7 +191,7 @@ impl ExportBundle {
                 let path = dir.join(format!("{}.csv", table.name));
                 let text = table.to_csv().map_err(|e| io(&path, &e))?;
                 crate::project::write_atomic(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
-                report.files.push(path);
+                report.add([path]);
             }
         }
         if !self.sweeps.is_empty() {
@@ -169,7 +201,7 @@ impl ExportBundle {
                 let path = dir.join(format!("{stem}.csv"));
                 let text = to_csv(doc).map_err(|e| io(&path, &e))?;
                 crate::project::write_atomic(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
-                report.files.push(path);
+                report.add([path]);
                 let provenance = Provenance {
                     project_path: self.project.clone(),
                     params: serde_json::to_value(&doc.axes).unwrap_or_default(),
@@ -188,7 +220,7 @@ impl ExportBundle {
                     };
                     let written = export_figure(figure, &options, &provenance, &path)
                         .map_err(|e| io(&path, &e))?;
-                    report.files.extend(written);
+                    report.add(written);
                     done += 1;
                     progress.set(fraction(done, total), format!("sweep {}", doc.name));
                 }
@@ -198,7 +230,7 @@ impl ExportBundle {
         let path = out.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).map_err(|e| io(&path, &e))?;
         crate::project::write_atomic(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
-        report.files.push(path);
+        report.add([path]);
         progress.set(1.0, "exported");
         Ok(report)
     }
@@ -277,6 +309,24 @@ pub fn slug(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_report_counts_each_file_once_and_names_the_export_folder() {
+        let root = PathBuf::from("/out");
+        let mut report = ExportReport {
+            root: root.clone(),
+            files: Vec::new(),
+        };
+        for format in ["svg", "png"] {
+            report.add([
+                root.join(format!("1-ising/a.{format}")),
+                root.join("1-ising/a.provenance.json"),
+            ]);
+        }
+        report.add([root.join("summary.json")]);
+        assert_eq!(report.files.len(), 4);
+        assert_eq!(report.message(), "Exported 4 files to /out (2 folders)");
+    }
 
     #[test]
     fn slugs_are_file_safe() {

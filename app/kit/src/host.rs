@@ -20,7 +20,9 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::panel::{DataTable, Panel, PanelContext, PanelFigure, PanelKind, PanelType, ParamIssue};
+use crate::panel::{
+    DataTable, PaneView, Panel, PanelContext, PanelFigure, PanelKind, PanelType, ParamIssue,
+};
 use crate::params::{Declare, Declared};
 use crate::project::Sidecar;
 use crate::sweep::{ReferenceCurve, SweepEvaluator, SweepOutput, SweepSupport};
@@ -40,6 +42,9 @@ pub struct PanelDoc<P, V, H, R> {
     pub headless: H,
     /// Results.
     pub results: R,
+    /// Whether the pane shows the panel or its sweeps.
+    #[serde(skip_serializing_if = "PaneView::is_default")]
+    pub pane_view: PaneView,
 }
 
 /// The saved state of a panel built on model `M`.
@@ -252,12 +257,29 @@ pub fn wanted<T>(flags: impl IntoIterator<Item = (bool, T)>) -> Vec<(T, f64)> {
         .collect()
 }
 
+/// What was saved last, to tell whether the panel has changed since.
+struct SavedMark<P> {
+    /// The parameters.
+    params: P,
+    /// [`Host::user_results`] then.
+    user_results: u64,
+}
+
 /// A panel built on model `M`.
 pub struct Host<M: PanelModel> {
     params: M::Params,
     view: M::View,
     headless: M::Headless,
+    pane_view: PaneView,
     history: UndoHistory<M::Params>,
+    /// Edits of the parameters by the user (undo steps recorded, undone or redone).
+    edits: u64,
+    /// Per task (in [`PanelModel::tasks`] order): whether its current or last run was started
+    /// by the user (a button) rather than by the panel itself (`react`).
+    user_started: Vec<bool>,
+    /// Results delivered by runs the user started.
+    user_results: u64,
+    saved: SavedMark<M::Params>,
     declared: Declared<M::Params>,
     project_dir: Option<PathBuf>,
     warning: Option<String>,
@@ -272,9 +294,17 @@ impl<M: PanelModel> Host<M> {
     pub fn new(doc: DocOf<M>) -> Self {
         Self {
             history: UndoHistory::new(doc.params.clone()),
+            edits: 0,
+            user_started: Vec::new(),
+            user_results: 0,
+            saved: SavedMark {
+                params: doc.params.clone(),
+                user_results: 0,
+            },
             params: doc.params,
             view: doc.view,
             headless: doc.headless,
+            pane_view: doc.pane_view,
             declared: Declared::new(M::Params::declare()),
             project_dir: None,
             warning: None,
@@ -316,6 +346,20 @@ impl<M: PanelModel> Host<M> {
                 render_state,
             },
         )
+    }
+
+    /// Notes which tasks the user started while drawing (busy after `tab_ui` but not before)
+    /// and which the panel started itself (busy only after `react`).
+    fn note_starts(&mut self, before: &[bool], drawn: &[bool], after: &[bool]) {
+        self.user_started.resize(after.len(), false);
+        for (i, started) in self.user_started.iter_mut().enumerate() {
+            let (before, drawn, after) = (before[i], drawn[i], after[i]);
+            if drawn && !before {
+                *started = true;
+            } else if after && !drawn {
+                *started = false;
+            }
+        }
     }
 
     /// What the undo (`true`) or redo step would change, named by the first declared
@@ -374,16 +418,41 @@ impl<M: PanelModel> Panel for Host<M> {
             repaint: Some(&repaint),
         };
         let (model, mut cx) = self.cx(runner, context.shared_gpu, context.render_state);
+        let before = busy_tasks(model);
         model.tab_ui(tab, ui, &mut cx);
+        let drawn = busy_tasks(model);
         let interacting = ui.input(|input| input.pointer.any_down());
         if !interacting {
             model.react(&mut cx);
         }
-        self.history.observe(&self.params, interacting);
+        let after = busy_tasks(model);
+        self.note_starts(&before, &drawn, &after);
+        if self.history.observe(&self.params, interacting) {
+            self.edits += 1;
+        }
     }
 
+    /// Takes in results; a result of a run the user started is a change. Parameters the model
+    /// sets itself while polling (e.g. a choice computed from the user's input) are no undo
+    /// step, and no change when the parameters were the saved ones.
     fn poll(&mut self) {
+        let received: Vec<u64> = results_received(&self.model);
+        let clean = self.params == *self.history.committed();
+        let unchanged = clean && self.params == self.saved.params;
         self.model.poll(&mut self.params);
+        let new_user_results = results_received(&self.model)
+            .iter()
+            .zip(&received)
+            .zip(&self.user_started)
+            .filter(|((now, then), user)| now > then && **user)
+            .count();
+        self.user_results += new_user_results as u64;
+        if clean && self.params != *self.history.committed() {
+            self.history.absorb(self.params.clone());
+            if unchanged {
+                self.saved.params = self.params.clone();
+            }
+        }
     }
 
     fn is_busy(&self) -> bool {
@@ -403,6 +472,7 @@ impl<M: PanelModel> Panel for Host<M> {
             view: self.view.clone(),
             headless: self.headless.clone(),
             results,
+            pane_view: self.pane_view,
         }))
     }
 
@@ -473,11 +543,38 @@ impl<M: PanelModel> Panel for Host<M> {
     }
 
     fn undo(&mut self) -> bool {
-        self.history.undo_into(&mut self.params)
+        let done = self.history.undo_into(&mut self.params);
+        self.edits += u64::from(done);
+        done
     }
 
     fn redo(&mut self) -> bool {
-        self.history.redo_into(&mut self.params)
+        let done = self.history.redo_into(&mut self.params);
+        self.edits += u64::from(done);
+        done
+    }
+
+    fn edit_count(&self) -> u64 {
+        self.edits
+    }
+
+    fn has_unsaved_changes(&self) -> bool {
+        self.params != self.saved.params || self.user_results != self.saved.user_results
+    }
+
+    fn mark_saved(&mut self) {
+        self.saved = SavedMark {
+            params: self.params.clone(),
+            user_results: self.user_results,
+        };
+    }
+
+    fn pane_view(&self) -> PaneView {
+        self.pane_view
+    }
+
+    fn set_pane_view(&mut self, view: PaneView) {
+        self.pane_view = view;
     }
 
     fn undo_label(&self) -> Option<String> {
@@ -544,6 +641,20 @@ impl<M: PanelModel> PanelType for Host<M> {
         }
         Ok(host)
     }
+}
+
+/// Whether each task of `model` is running, in [`PanelModel::tasks`] order.
+fn busy_tasks<M: PanelModel>(model: &M) -> Vec<bool> {
+    model.tasks().iter().map(|task| task.is_busy()).collect()
+}
+
+/// How many results each task of `model` has received, in [`PanelModel::tasks`] order.
+fn results_received<M: PanelModel>(model: &M) -> Vec<u64> {
+    model
+        .tasks()
+        .iter()
+        .map(|task| task.results_received())
+        .collect()
 }
 
 /// Computes a sweep point: the base parameters with the point's values set through their
@@ -743,6 +854,7 @@ mod tests {
             view: View::default(),
             headless: true,
             results: Results { product },
+            pane_view: PaneView::Panel,
         }
     }
 

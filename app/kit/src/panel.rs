@@ -100,6 +100,24 @@ pub trait PanelType: Panel + Sized + 'static {
     fn create() -> Self;
 }
 
+/// Which part of a pane is shown: the panel itself or its parameter sweeps. Saved with the
+/// panel, so a project reopens showing what it showed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum PaneView {
+    /// The panel itself.
+    #[default]
+    Panel,
+    /// Its parameter sweeps.
+    Sweeps,
+}
+
+impl PaneView {
+    /// Whether this is the default view (not written to project files).
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
 /// A problem with a saved parameter: the key and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamIssue {
@@ -315,6 +333,30 @@ pub trait Panel {
     fn redo_label(&self) -> Option<String> {
         None
     }
+
+    /// How many times the user has edited this panel's parameters (each undo step recorded,
+    /// undone or redone). The shell sends Edit › Undo to the panel edited or focused last.
+    fn edit_count(&self) -> u64 {
+        0
+    }
+
+    /// Whether the panel changed since [`Panel::mark_saved`]: parameters that differ from the
+    /// saved ones, or results of computations the user started. View settings, and results and
+    /// choices the panel makes by itself from the saved parameters, are no change.
+    fn has_unsaved_changes(&self) -> bool {
+        false
+    }
+
+    /// Takes the current state as the saved one (after a save or an open).
+    fn mark_saved(&mut self) {}
+
+    /// Which part of the pane is shown (saved with the panel).
+    fn pane_view(&self) -> PaneView {
+        PaneView::Panel
+    }
+
+    /// Shows `view` in the pane.
+    fn set_pane_view(&mut self, _view: PaneView) {}
 
     /// Sets declared parameter `key` to `value` (e.g. `benchtop run --set`), refusing an
     /// unknown key or a value out of range.

@@ -107,6 +107,10 @@ pub trait TaskHandle {
 
     /// Asks the running job to stop.
     fn cancel(&self);
+
+    /// How many results the task's runs have delivered so far (a run that was stopped or
+    /// failed delivers none): a new one is a new result.
+    fn results_received(&self) -> u64;
 }
 
 /// One computation: job, live state, result, error and the inputs (`K`, the "key") of the
@@ -120,6 +124,10 @@ pub struct Task<K, L: Live, R> {
     live: L,
     result: Option<R>,
     error: Option<String>,
+    /// Results delivered by runs so far.
+    received: u64,
+    /// Whether the last run was stopped before it finished.
+    cancelled: bool,
 }
 
 impl<K, L: Live, R> Task<K, L, R> {
@@ -133,6 +141,8 @@ impl<K, L: Live, R> Task<K, L, R> {
             live: L::default(),
             result: None,
             error: None,
+            received: 0,
+            cancelled: false,
         }
     }
 }
@@ -150,6 +160,7 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
         self.finished = None;
         self.key = Some(key);
         self.error = None;
+        self.cancelled = false;
         self.live = L::default();
         match *runner {
             Runner::Background { jobs, repaint } => {
@@ -236,14 +247,24 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
         match self.finished.take() {
             Some(JobOutcome::Finished(result)) => {
                 self.result = Some(result);
+                self.received += 1;
                 true
             }
             Some(JobOutcome::Failed(message)) => {
                 self.error = Some(message);
                 false
             }
-            Some(JobOutcome::Cancelled) | None => false,
+            Some(JobOutcome::Cancelled) => {
+                self.cancelled = true;
+                false
+            }
+            None => false,
         }
+    }
+
+    /// Whether the last run was stopped before it finished (until the next start).
+    pub fn was_cancelled(&self) -> bool {
+        self.cancelled
     }
 
     /// Whether a job is running.
@@ -339,10 +360,14 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
         clicked
     }
 
-    /// The last failure and the "settings changed" note, without buttons.
+    /// The last failure, "Cancelled" after a stopped run, and the "settings changed" note,
+    /// without buttons.
     pub fn status(&self, ui: &mut egui::Ui, current: &K) {
         if let Some(error) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, error);
+        }
+        if self.cancelled {
+            ui.colored_label(ui.visuals().warn_fg_color, crate::widgets::CANCELLED_NOTE);
         }
         if self.is_stale(current) {
             ui.colored_label(
@@ -384,6 +409,10 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> TaskHandle for Task<K, L,
 
     fn cancel(&self) {
         self.stop();
+    }
+
+    fn results_received(&self) -> u64 {
+        self.received
     }
 }
 
@@ -468,6 +497,35 @@ mod tests {
                 .as_ref()
                 .is_some_and(|e| e.to_string().contains("load trials first"))
         );
+    }
+
+    #[test]
+    fn a_stopped_run_says_cancelled_and_delivers_no_result() {
+        let board = JobBoard::new();
+        let runner = Runner::Background {
+            jobs: &board,
+            repaint: None,
+        };
+        let mut task: Task<u32, (), u32> = Task::new("test: stopped");
+        task.start(&runner, 1, |job| {
+            loop {
+                job.cancel.check()?;
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        task.stop();
+        while task.is_running() {
+            assert!(!task.poll_result());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(task.was_cancelled() && task.error().is_none());
+        assert_eq!(task.results_received(), 0);
+        task.start(&runner, 2, |_| Ok(20));
+        assert!(!task.was_cancelled(), "a new run clears the note");
+        while !task.poll_result() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!((task.results_received(), task.result()), (1, Some(&20)));
     }
 
     #[test]

@@ -47,6 +47,12 @@ impl<T: Clone + PartialEq> UndoHistory<T> {
         self.redo.clear();
     }
 
+    /// Takes `state` as the current state without a step: a change the panel made itself
+    /// (e.g. a choice computed from the user's input), which undo neither reverts nor repeats.
+    pub fn absorb(&mut self, state: T) {
+        self.committed = state;
+    }
+
     /// The state before the last step, if any (the caller applies it).
     pub fn undo(&mut self) -> Option<T> {
         let previous = self.undo.pop()?;
@@ -141,6 +147,17 @@ mod tests {
         assert!(history.redo_into(&mut params));
         assert_eq!(params, 2);
         assert!(!history.redo_into(&mut params));
+    }
+
+    #[test]
+    fn an_absorbed_change_is_no_step_and_undo_steps_over_it() {
+        let mut history = UndoHistory::new(1);
+        history.observe(&2, false);
+        history.absorb(3);
+        assert!(!history.observe(&3, false), "the absorbed state is current");
+        assert_eq!(history.undo(), Some(1));
+        assert_eq!(history.redo(), Some(3));
+        assert!(!history.can_redo());
     }
 
     #[test]

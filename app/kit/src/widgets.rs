@@ -35,6 +35,9 @@ pub fn dismissible_warning(ui: &mut egui::Ui, warning: &mut Option<String>) {
     }
 }
 
+/// What a task shows once its run was stopped before it finished.
+pub const CANCELLED_NOTE: &str = "Cancelled: the run was stopped before it finished.";
+
 /// A running job's progress bar (its message and the time left) and a stop button labelled
 /// `stop`; true when it was clicked.
 pub fn job_progress(ui: &mut egui::Ui, info: &crate::jobs::JobInfo, stop: &str) -> bool {

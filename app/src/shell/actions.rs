@@ -23,13 +23,14 @@ impl BenchtopApp {
                 self.save_as_dialog();
             }
             Command::ExportFigures => self.modal = Some(Modal::Export(ExportDialog::default())),
-            Command::Undo => self.undo_focused(),
-            Command::Redo => self.redo_focused(),
+            Command::Undo => self.step_history(Step::Undo),
+            Command::Redo => self.step_history(Step::Redo),
             Command::ToggleTheme => self.prefs.dark = !self.prefs.dark,
             Command::ToggleCatalog => self.prefs.show_catalog = !self.prefs.show_catalog,
             Command::CommandPalette => self.open_palette(),
             Command::ClosePanel => {
-                if let Some(id) = self.focused.take() {
+                if let Some(id) = self.focused_pane() {
+                    self.focused = None;
                     self.session.close_panel(id);
                 }
             }
@@ -40,7 +41,7 @@ impl BenchtopApp {
 
     /// Does `action`, first asking about unsaved changes when it would discard them.
     pub fn request(&mut self, ctx: &egui::Context, action: PendingAction) {
-        self.refresh_dirty(true);
+        self.refresh_dirty();
         if self.dirty {
             self.modal = Some(Modal::UnsavedChanges(action));
         } else {
@@ -63,7 +64,10 @@ impl BenchtopApp {
                 }
             }
             PendingAction::OpenTour => self.open_tour(),
+            PendingAction::OpenRecovered(path) => self.open_recovered(&path),
             PendingAction::Quit => {
+                // Saved, discarded or unchanged: nothing is left to recover.
+                self.recovery.discard();
                 self.quit_confirmed = true;
                 self.jobs.cancel_all();
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -71,11 +75,27 @@ impl BenchtopApp {
         }
     }
 
+    /// Gives up the unsaved changes (and their autosaved copy), then does `action`.
+    pub fn discard_changes_and(&mut self, ctx: &egui::Context, action: PendingAction) {
+        self.recovery.discard();
+        self.forget_recovered_file();
+        self.perform(ctx, action);
+    }
+
+    /// Removes the recovery file the open project came from (its work is saved or given up).
+    fn forget_recovered_file(&mut self) {
+        if let Some(path) = self.recovered_from.take()
+            && let Err(error) = std::fs::remove_file(&path)
+        {
+            log::warn!("could not remove {}: {error}", path.display());
+        }
+    }
+
     fn replace_session(&mut self, session: Session) {
         self.jobs.cancel_all();
         self.session = session;
         self.focused = None;
-        self.host_views.clear();
+        self.recovered_from = None;
         self.sweep_forms = benchtop_kit::sweep::ui::SweepForms::default();
         self.mark_saved();
     }
@@ -88,6 +108,20 @@ impl BenchtopApp {
                 self.prefs.remember(path);
             }
             Err(error) => self.notify_error(format!("could not open the project: {error}")),
+        }
+    }
+
+    /// Opens work kept from an earlier session as an untitled project with unsaved changes
+    /// (Save asks for a file name; the recovery file goes once it is saved or discarded).
+    pub fn open_recovered(&mut self, path: &Path) {
+        let parsed = ProjectDoc::load(path).and_then(|doc| Session::from_doc(doc, None));
+        match parsed {
+            Ok(session) => {
+                self.replace_session(session);
+                self.recovered_from = Some(path.to_path_buf());
+                self.refresh_dirty();
+            }
+            Err(error) => self.notify_error(format!("could not open the recovered work: {error}")),
         }
     }
 
@@ -126,8 +160,9 @@ impl BenchtopApp {
         match self.session.save_as(path) {
             Ok(()) => {
                 self.prefs.remember(path);
+                self.forget_recovered_file();
                 self.mark_saved();
-                self.discard_recovery();
+                self.recovery.discard();
                 true
             }
             Err(error) => {
@@ -158,23 +193,56 @@ impl BenchtopApp {
         }
     }
 
-    fn focused_panel(&mut self) -> Option<&mut Box<dyn benchtop_kit::panel::Panel>> {
-        let id = self
-            .focused
-            .or_else(|| self.session.panels.keys().next().copied())?;
-        self.session.panels.get_mut(&id)
-    }
-
-    fn undo_focused(&mut self) {
-        if let Some(panel) = self.focused_panel() {
-            panel.undo();
+    /// What Edit › Undo (or Redo) would do now, e.g. `Undo k_c change in Weather spectra`,
+    /// and whether there is anything to do.
+    pub fn history_label(&self, step: Step) -> (String, bool) {
+        let Some(panel) = self
+            .focused_pane()
+            .and_then(|id| self.session.panels.get(&id))
+        else {
+            return (step.verb().to_owned(), false);
+        };
+        let label = match step {
+            Step::Undo => panel.undo_label(),
+            Step::Redo => panel.redo_label(),
+        };
+        match label {
+            Some(label) => (
+                format!("{} {label} in {}", step.verb(), panel.title()),
+                true,
+            ),
+            None => (
+                format!(
+                    "Nothing to {} in {}",
+                    step.verb().to_lowercase(),
+                    panel.title()
+                ),
+                false,
+            ),
         }
     }
 
-    fn redo_focused(&mut self) {
-        if let Some(panel) = self.focused_panel() {
-            panel.redo();
-        }
+    /// Undoes or redoes the last edit of the focused pane and says what it did.
+    fn step_history(&mut self, step: Step) {
+        let (label, possible) = self.history_label(step);
+        let Some(id) = self.focused_pane() else {
+            return;
+        };
+        let done = self
+            .session
+            .panels
+            .get_mut(&id)
+            .is_some_and(|panel| match step {
+                Step::Undo => panel.undo(),
+                Step::Redo => panel.redo(),
+            });
+        self.focused = Some(id);
+        let text = if possible && done {
+            label.replacen(step.verb(), step.past(), 1)
+        } else {
+            label
+        };
+        self.show_toast(text);
     }
 
     fn open_palette(&mut self) {
@@ -191,18 +259,27 @@ impl BenchtopApp {
     }
 }
 
-impl BenchtopApp {
-    /// Removes the autosaved recovery copy once the work is safely saved.
-    fn discard_recovery(&self) {
-        if !self.persist {
-            return;
+/// A step through a panel's edit history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Back one edit.
+    Undo,
+    /// Forward one undone edit.
+    Redo,
+}
+
+impl Step {
+    fn verb(self) -> &'static str {
+        match self {
+            Self::Undo => "Undo",
+            Self::Redo => "Redo",
         }
-        if let Some(path) =
-            eframe::storage_dir("benchtop").map(|dir| dir.join(super::RECOVERY_FILE))
-            && path.exists()
-            && let Err(error) = std::fs::remove_file(&path)
-        {
-            log::warn!("could not remove {}: {error}", path.display());
+    }
+
+    fn past(self) -> &'static str {
+        match self {
+            Self::Undo => "Undid",
+            Self::Redo => "Redid",
         }
     }
 }

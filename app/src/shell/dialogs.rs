@@ -17,6 +17,8 @@ pub enum PendingAction {
     Open(Option<std::path::PathBuf>),
     /// Open the tour.
     OpenTour,
+    /// Open work an earlier session left in a recovery file.
+    OpenRecovered(std::path::PathBuf),
     /// Quit.
     Quit,
 }
@@ -125,7 +127,7 @@ impl BenchtopApp {
                         if ui.button("Discard changes").clicked() {
                             let action = action.clone();
                             then = Some(Box::new(move |app: &mut Self, ctx: &egui::Context| {
-                                app.perform(ctx, action);
+                                app.discard_changes_and(ctx, action);
                             }));
                             close = true;
                         }
@@ -195,7 +197,8 @@ impl BenchtopApp {
                     .filter(|c| c.matches(&query))
                     .collect();
                 for command in &matches {
-                    if ui.add(super::menu::command_button(ctx, *command)).clicked() {
+                    let (button, enabled) = self.command_button(ctx, *command);
+                    if ui.add_enabled(enabled, button).clicked() {
                         chosen = Some(*command);
                     }
                 }

@@ -5,26 +5,15 @@ use std::path::Path;
 
 use super::BenchtopApp;
 use benchtop_kit::jobs::JobBoard;
-use benchtop_kit::panel::{Panel, PanelContext};
+use benchtop_kit::panel::{PaneView, Panel, PanelContext};
 use benchtop_kit::project::PaneId;
 use benchtop_kit::sweep::SweepRun;
 use benchtop_kit::sweep::ui::{SweepForms, sweeps_ui};
-
-/// Which part of a panel's tab is shown.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HostView {
-    /// The panel itself.
-    #[default]
-    Panel,
-    /// Its parameter sweeps.
-    Sweeps,
-}
 
 struct DockBehavior<'a> {
     panels: &'a mut BTreeMap<PaneId, Box<dyn Panel>>,
     sweeps: &'a mut Vec<SweepRun>,
     forms: &'a mut SweepForms,
-    views: &'a mut BTreeMap<PaneId, HostView>,
     jobs: &'a JobBoard,
     project_dir: Option<&'a Path>,
     shared_gpu: bool,
@@ -42,29 +31,41 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
         id: &mut PaneId,
     ) -> egui_tiles::UiResponse {
         let id = *id;
-        if ui.ui_contains_pointer() && ui.input(|i| i.pointer.any_pressed()) {
+        // A press anywhere in the pane (its whole area, not what is drawn so far) focuses it.
+        let area = ui.max_rect();
+        if ui.input(|i| {
+            i.pointer.any_pressed() && i.pointer.interact_pos().is_some_and(|p| area.contains(p))
+        }) {
             *self.focused = Some(id);
         }
         let Some(panel) = self.panels.get_mut(&id) else {
             ui.label("This panel is no longer open.");
             return egui_tiles::UiResponse::None;
         };
-        let view = self.views.entry(id).or_default();
+        let mut view = panel.pane_view();
         let sweep_count = self.sweeps.iter().filter(|s| s.doc.pane == id).count();
         ui.horizontal(|ui| {
-            ui.selectable_value(view, HostView::Panel, "Panel");
-            ui.selectable_value(view, HostView::Sweeps, format!("Sweeps ({sweep_count})"));
+            ui.selectable_value(&mut view, PaneView::Panel, "Panel");
+            ui.selectable_value(
+                &mut view,
+                PaneView::Sweeps,
+                format!("Sweeps ({sweep_count})"),
+            );
             ui.separator();
+            let undo = panel.undo_label();
             if ui
-                .small_button("Undo")
-                .on_hover_text("Undo the last parameter edit (Ctrl+Z)")
+                .add_enabled(undo.is_some(), egui::Button::new("Undo").small())
+                .on_hover_text(history_hint("Undo", undo, "Ctrl+Z"))
+                .on_disabled_hover_text("Nothing to undo")
                 .clicked()
             {
                 panel.undo();
             }
+            let redo = panel.redo_label();
             if ui
-                .small_button("Redo")
-                .on_hover_text("Redo (Ctrl+Shift+Z)")
+                .add_enabled(redo.is_some(), egui::Button::new("Redo").small())
+                .on_hover_text(history_hint("Redo", redo, "Ctrl+Shift+Z"))
+                .on_disabled_hover_text("Nothing to redo")
                 .clicked()
             {
                 panel.redo();
@@ -80,9 +81,12 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
                 self.export = Some(id);
             }
         });
+        if view != panel.pane_view() {
+            panel.set_pane_view(view);
+        }
         ui.separator();
-        match *view {
-            HostView::Panel => {
+        match view {
+            PaneView::Panel => {
                 let mut context = PanelContext {
                     jobs: self.jobs,
                     project_dir: self.project_dir,
@@ -91,7 +95,7 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
                 };
                 panel.ui(ui, &mut context);
             }
-            HostView::Sweeps => {
+            PaneView::Sweeps => {
                 sweeps_ui(ui, id, panel.as_ref(), self.sweeps, self.forms, self.jobs);
             }
         }
@@ -102,6 +106,20 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
         self.panels
             .get(id)
             .map_or_else(|| "closed".into(), |panel| panel.title().into())
+    }
+
+    fn on_tab_button(
+        &mut self,
+        tiles: &mut egui_tiles::Tiles<PaneId>,
+        tile: egui_tiles::TileId,
+        response: egui::Response,
+    ) -> egui::Response {
+        if response.clicked()
+            && let Some(egui_tiles::Tile::Pane(id)) = tiles.get(tile)
+        {
+            *self.focused = Some(*id);
+        }
+        response
     }
 
     fn is_tab_closable(
@@ -149,7 +167,6 @@ impl BenchtopApp {
             panels,
             sweeps,
             forms: &mut self.sweep_forms,
-            views: &mut self.host_views,
             jobs: &self.jobs,
             project_dir: project_dir.as_deref(),
             shared_gpu: self.shared_gpu,
@@ -169,10 +186,17 @@ impl BenchtopApp {
         for id in closed {
             self.session.panels.remove(&id);
             self.session.sweeps.retain(|run| run.doc.pane != id);
-            self.host_views.remove(&id);
             if self.focused == Some(id) {
                 self.focused = None;
             }
         }
+    }
+}
+
+/// The hover text of a pane's Undo or Redo button: what it would change, and its shortcut.
+fn history_hint(verb: &str, label: Option<String>, shortcut: &str) -> String {
+    match label {
+        Some(label) => format!("{verb} {label} ({shortcut})"),
+        None => format!("{verb} ({shortcut})"),
     }
 }

@@ -1,6 +1,6 @@
 //! The menu bar, built from the command enum.
 
-use super::{BenchtopApp, Modal, PendingAction};
+use super::{BenchtopApp, Modal, PendingAction, Step};
 use crate::commands::{Command, Menu};
 
 impl BenchtopApp {
@@ -52,18 +52,30 @@ impl BenchtopApp {
             if Some(command) == separator_before {
                 ui.separator();
             }
-            if ui.add(command_button(ctx, command)).clicked() {
+            let (button, enabled) = self.command_button(ctx, command);
+            if ui.add_enabled(enabled, button).clicked() {
                 self.run_command(ctx, command);
             }
         }
     }
-}
 
-/// The button of `command`, with its shortcut when it has one.
-pub(super) fn command_button(ctx: &egui::Context, command: Command) -> egui::Button<'static> {
-    let button = egui::Button::new(command.label());
-    match command.shortcut() {
-        Some(shortcut) => button.shortcut_text(ctx.format_shortcut(&shortcut)),
-        None => button,
+    /// The button of `command`, with its shortcut when it has one, and whether it can run
+    /// now. Undo and Redo say what they would change and in which panel.
+    pub(super) fn command_button(
+        &self,
+        ctx: &egui::Context,
+        command: Command,
+    ) -> (egui::Button<'static>, bool) {
+        let (text, enabled) = match command {
+            Command::Undo => self.history_label(Step::Undo),
+            Command::Redo => self.history_label(Step::Redo),
+            _ => (command.label().to_owned(), true),
+        };
+        let button = egui::Button::new(text);
+        let button = match command.shortcut() {
+            Some(shortcut) => button.shortcut_text(ctx.format_shortcut(&shortcut)),
+            None => button,
+        };
+        (button, enabled)
     }
 }

@@ -5,33 +5,41 @@
 
 mod actions;
 mod catalog;
+mod changes;
 mod dialogs;
 mod dock;
 mod menu;
 pub mod prefs;
+pub mod recovery;
 mod status_bar;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use benchtop_compute::backends::BackendReport;
 
 use crate::commands::Command;
 use crate::session::Session;
+pub use actions::Step;
 use benchtop_kit::jobs::{Job, JobBoard, JobOutcome};
 use benchtop_kit::project::PaneId;
 use benchtop_kit::sweep::ui::SweepForms;
 pub use dialogs::{ExportDialog, Modal, PendingAction};
 pub use prefs::Prefs;
+pub use recovery::{RECOVERY_FILE, Recovery};
 
 /// The key under which preferences live in eframe's storage.
 pub const PREFS_KEY: &str = "benchtop_prefs";
 
-/// The file in eframe's storage folder that holds the autosaved copy of unsaved work.
-pub const RECOVERY_FILE: &str = "recovery.ron";
+/// The app id: the window's and the storage folder's name.
+pub const APP_ID: &str = "benchtop";
 
 /// The tour project, embedded so the window can always open it.
 pub const TOUR_PROJECT: &str = include_str!("../../../projects/tour.ron");
+
+/// How often the window looks at running jobs while nothing else wakes it.
+const JOB_POLL: Duration = Duration::from_millis(100);
 
 /// A message shown at the top of the window until dismissed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +48,8 @@ pub struct Notice {
     pub text: String,
     /// Whether it reports an error (else information).
     pub is_error: bool,
+    /// Work kept from an earlier session, which the notice offers to open or delete.
+    pub recovered: Option<PathBuf>,
 }
 
 /// The workbench window.
@@ -54,10 +64,16 @@ pub struct BenchtopApp {
     pub notices: Vec<Notice>,
     /// The dialog on top, if any.
     pub modal: Option<Modal>,
-    saved_doc: Option<crate::catalog::ProjectDoc>,
+    /// Where unsaved work is autosaved (off unless set, e.g. by the real window).
+    pub recovery: Recovery,
+    saved: changes::SavedShape,
     dirty: bool,
-    dirty_checked: Option<Instant>,
+    /// The recovery file the open project came from: unsaved until saved elsewhere.
+    recovered_from: Option<PathBuf>,
     focused: Option<PaneId>,
+    edit_counts: BTreeMap<PaneId, u64>,
+    title: Option<String>,
+    toast: Option<status_bar::Toast>,
     palette: Option<String>,
     backend_job: Option<Job<(), BackendReport>>,
     backend: Option<BackendReport>,
@@ -65,26 +81,27 @@ pub struct BenchtopApp {
     render_state: Option<eframe::egui_wgpu::RenderState>,
     export_job: Option<Job<(), benchtop_kit::export::ExportReport>>,
     sweep_forms: SweepForms,
-    host_views: std::collections::BTreeMap<PaneId, dock::HostView>,
-    last_autosave: Instant,
     quit_confirmed: bool,
-    persist: bool,
 }
 
 impl BenchtopApp {
     /// A window over `session` with default preferences and no storage (tests, headless).
-    pub fn new(session: Session) -> Self {
-        let saved_doc = session.to_doc(None).ok();
+    pub fn new(mut session: Session) -> Self {
+        let saved = changes::SavedShape::mark(&mut session);
         Self {
             session,
             prefs: Prefs::default(),
             jobs: JobBoard::new(),
             notices: Vec::new(),
             modal: None,
-            saved_doc,
+            recovery: Recovery::off(),
+            saved,
             dirty: false,
-            dirty_checked: None,
+            recovered_from: None,
             focused: None,
+            edit_counts: BTreeMap::new(),
+            title: None,
+            toast: None,
             palette: None,
             backend_job: None,
             backend: None,
@@ -92,10 +109,7 @@ impl BenchtopApp {
             render_state: None,
             export_job: None,
             sweep_forms: SweepForms::default(),
-            host_views: std::collections::BTreeMap::new(),
-            last_autosave: Instant::now(),
             quit_confirmed: false,
-            persist: false,
         }
     }
 
@@ -134,23 +148,30 @@ impl BenchtopApp {
                 }));
         }
         log::info!("engines share the window's GPU device: {shared_gpu}");
-        app.persist = true;
         app.start_backend_probe(Some(cc.egui_ctx.clone()));
-        if let Some(recovery) = eframe::storage_dir("benchtop")
-            .map(|dir| dir.join(RECOVERY_FILE))
-            .filter(|p| p.exists())
-        {
-            app.notify(format!(
-                "Unsaved work from an earlier session was kept in {}; open it with File > Open… to recover it.",
-                recovery.display()
-            ));
-        }
+        app.recovery = Recovery::in_storage(APP_ID);
+        app.offer_previous_recovery();
         let target = open.or_else(|| app.prefs.recent.first().filter(|p| p.exists()).cloned());
         match target {
             Some(path) => app.open_path(&path),
             None => app.open_tour(),
         }
         app
+    }
+
+    /// Shows a notice offering the work an earlier session left in the recovery file (moved
+    /// aside first, so this session's autosaves do not overwrite it).
+    pub fn offer_previous_recovery(&mut self) {
+        if let Some(kept) = self.recovery.take_previous() {
+            self.notices.push(Notice {
+                text: format!(
+                    "Unsaved work from an earlier session was kept in {}.",
+                    kept.display()
+                ),
+                is_error: false,
+                recovered: Some(kept),
+            });
+        }
     }
 
     /// Probes compute backends on a worker thread (creating a GPU device can take a moment).
@@ -163,9 +184,24 @@ impl BenchtopApp {
         }
     }
 
-    /// Whether the project has changes that are not saved.
+    /// Whether the project has changes that are not saved (as of the last frame).
     pub fn is_dirty(&self) -> bool {
         self.dirty
+    }
+
+    /// The pane that Edit › Undo and Redo act on: the one the user edited, clicked or chose
+    /// last while it is shown, else the first one shown; never a hidden one.
+    pub fn focused_pane(&self) -> Option<PaneId> {
+        let layout = &self.session.layout;
+        let shown: Vec<PaneId> = layout
+            .active_tiles()
+            .into_iter()
+            .filter_map(|tile| layout.tiles.get_pane(&tile).copied())
+            .filter(|id| self.session.panels.contains_key(id))
+            .collect();
+        self.focused
+            .filter(|id| shown.contains(id))
+            .or_else(|| shown.first().copied())
     }
 
     /// Adds an error message at the top of the window (and to the log).
@@ -175,6 +211,7 @@ impl BenchtopApp {
         self.notices.push(Notice {
             text,
             is_error: true,
+            recovered: None,
         });
     }
 
@@ -183,28 +220,19 @@ impl BenchtopApp {
         self.notices.push(Notice {
             text: text.into(),
             is_error: false,
+            recovered: None,
         });
     }
 
-    fn refresh_dirty(&mut self, force: bool) {
-        let due = self
-            .dirty_checked
-            .is_none_or(|at| at.elapsed() > Duration::from_millis(500));
-        if !(force || due) {
-            return;
-        }
-        self.dirty_checked = Some(Instant::now());
-        self.dirty = match self.session.to_doc(None) {
-            Ok(doc) => self.saved_doc.as_ref() != Some(&doc),
-            Err(_) => true,
-        };
+    fn refresh_dirty(&mut self) {
+        self.dirty = self.recovered_from.is_some() || self.saved.has_changes(&self.session);
     }
 
     /// Marks the current state as saved (after a save or a load).
     fn mark_saved(&mut self) {
-        self.saved_doc = self.session.to_doc(None).ok();
+        self.saved = changes::SavedShape::mark(&mut self.session);
+        self.edit_counts.clear();
         self.dirty = false;
-        self.dirty_checked = Some(Instant::now());
     }
 
     fn window_title(&self) -> String {
@@ -218,6 +246,32 @@ impl BenchtopApp {
                 |n| n.to_string_lossy().into_owned(),
             );
         format!("{}{name} — Benchtop", if self.dirty { "● " } else { "" })
+    }
+
+    /// Sends the window title when it changed (every viewport command wakes the window for
+    /// another frame, so sending it each frame would redraw forever).
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let title = self.window_title();
+        if self.title.as_ref() != Some(&title) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = Some(title);
+        }
+    }
+
+    /// Focuses the pane whose parameters the user edited since the last frame.
+    fn follow_edits(&mut self) {
+        self.edit_counts
+            .retain(|id, _| self.session.panels.contains_key(id));
+        for (id, panel) in &self.session.panels {
+            let count = panel.edit_count();
+            if self
+                .edit_counts
+                .insert(*id, count)
+                .is_some_and(|old| old != count)
+            {
+                self.focused = Some(*id);
+            }
+        }
     }
 
     fn poll_jobs(&mut self) {
@@ -235,18 +289,7 @@ impl BenchtopApp {
         {
             self.export_job = None;
             match outcome {
-                JobOutcome::Finished(report) => {
-                    let folder = report
-                        .files
-                        .first()
-                        .and_then(|f| f.parent())
-                        .map(|p| p.display().to_string());
-                    self.notify(format!(
-                        "exported {} files{}",
-                        report.files.len(),
-                        folder.map(|f| format!(" to {f}")).unwrap_or_default()
-                    ));
-                }
+                JobOutcome::Finished(report) => self.notify(report.message()),
                 JobOutcome::Cancelled => self.notify("export cancelled"),
                 JobOutcome::Failed(message) => {
                     self.notify_error(format!("export failed: {message}"));
@@ -255,25 +298,14 @@ impl BenchtopApp {
         }
     }
 
-    fn autosave_recovery(&mut self) {
-        if !self.persist || !self.dirty || self.last_autosave.elapsed() < Duration::from_secs(60) {
-            return;
-        }
-        self.last_autosave = Instant::now();
-        let Some(dir) = eframe::storage_dir("benchtop") else {
-            return;
-        };
-        let path = dir.join(RECOVERY_FILE);
-        let result = std::fs::create_dir_all(&dir)
-            .map_err(anyhow::Error::from)
-            .and_then(|()| self.session.to_text())
-            .and_then(|text| Ok(benchtop_kit::project::write_atomic(&path, text.as_bytes())?));
-        if let Err(error) = result {
-            log::warn!("autosave to {} failed: {error:#}", path.display());
-        }
+    /// Whether anything computes in the background (the window then polls it).
+    fn is_busy(&self) -> bool {
+        self.session.is_busy() || self.export_job.is_some() || self.backend_job.is_some()
     }
 
-    /// Draws one frame (also used by tests through egui_kittest).
+    /// Draws one frame (also used by tests through egui_kittest). Nothing here asks for
+    /// another frame unless something changes by itself: a running job (polled every
+    /// 100 ms), or a message that goes away after a while.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         ctx.set_theme(if self.prefs.dark {
@@ -285,11 +317,10 @@ impl BenchtopApp {
         self.handle_dropped_files(&ctx);
         self.handle_close_request(&ctx);
         self.poll_jobs();
-        self.refresh_dirty(false);
-        self.autosave_recovery();
-        if self.persist {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Title(self.window_title()));
-        }
+        self.refresh_dirty();
+        // Once the user has chosen to quit, what is left is given up or saved.
+        self.recovery
+            .autosave(&self.session, self.dirty && !self.quit_confirmed);
 
         egui::Panel::top("benchtop_menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("benchtop_status").show(ui, |ui| self.status_bar(ui));
@@ -307,15 +338,20 @@ impl BenchtopApp {
                 self.dock_ui(ui);
             }
         });
+        self.saved.drawn(&self.session);
         self.modal_ui(&ctx);
         self.palette_ui(&ctx);
-        if self.session.is_busy() || self.export_job.is_some() {
-            ctx.request_repaint_after(Duration::from_millis(100));
+        self.follow_edits();
+        self.refresh_dirty();
+        self.update_title(&ctx);
+        if self.is_busy() {
+            ctx.request_repaint_after(JOB_POLL);
         }
     }
 
     fn notices_ui(&mut self, ui: &mut egui::Ui) {
         let mut dismissed = None;
+        let mut open_recovered = None;
         for (index, notice) in self.notices.iter().enumerate() {
             ui.horizontal(|ui| {
                 let colour = if notice.is_error {
@@ -324,13 +360,27 @@ impl BenchtopApp {
                     ui.visuals().text_color()
                 };
                 ui.colored_label(colour, &notice.text);
-                if ui.small_button("Dismiss").clicked() {
+                if let Some(path) = &notice.recovered {
+                    if ui.small_button("Open it").clicked() {
+                        open_recovered = Some(path.clone());
+                        dismissed = Some(index);
+                    }
+                    if ui.small_button("Delete it").clicked() {
+                        if let Err(error) = std::fs::remove_file(path) {
+                            log::warn!("could not remove {}: {error}", path.display());
+                        }
+                        dismissed = Some(index);
+                    }
+                } else if ui.small_button("Dismiss").clicked() {
                     dismissed = Some(index);
                 }
             });
         }
         if let Some(index) = dismissed {
             self.notices.remove(index);
+        }
+        if let Some(path) = open_recovered {
+            self.request(ui.ctx(), PendingAction::OpenRecovered(path));
         }
     }
 
@@ -381,5 +431,8 @@ impl eframe::App for BenchtopApp {
 
     fn on_exit(&mut self) {
         self.jobs.cancel_all();
+        if !self.dirty {
+            self.recovery.discard();
+        }
     }
 }

@@ -4,6 +4,8 @@
 //!   are the infinite-lattice answers of the plain Ising model (K = 0, k_B = 1).
 //! - [`exact_averages`] sums over all 2^(L²) states of a small torus, for any couplings
 //!   (β, K), with the same observable definitions as [`crate::observables`].
+//! - [`finite_torus`] is Kaufman's exact solution of the plain Ising model on an L×L torus of
+//!   any size: the bond energy and specific heat a Monte Carlo run at that L converges to.
 
 use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
@@ -162,6 +164,176 @@ pub fn spontaneous_magnetization(beta: f64) -> f64 {
         return 0.0;
     }
     (1.0 - s.powi(-4)).max(0.0).powf(0.125)
+}
+
+/// Exact bond energy and specific heat of the plain Ising model (K = 0) on one L×L torus.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FiniteTorus {
+    /// The side L.
+    pub size: usize,
+    /// The coupling β.
+    pub beta: f64,
+    /// ⟨b⟩, the bond energy per site, as in [`crate::observables`].
+    pub bond_energy_per_site: f64,
+    /// C = L²(⟨h²⟩ − ⟨h⟩²) with h = −β b (k_B = 1); finite at β_c on a finite torus.
+    pub specific_heat: f64,
+}
+
+/// Below this β the torus differs from the infinite lattice by less than tanh(β)^L ≤ 10⁻¹²
+/// (only graphs that wrap around the torus see its size), and [`finite_torus`] returns
+/// Onsager's values, which keep full precision there.
+const FINITE_TORUS_SMALL_BETA: f64 = 1e-3;
+
+/// ln(2 cosh x), without overflow.
+fn ln_two_cosh(x: f64) -> f64 {
+    x.abs() + (-2.0 * x.abs()).exp().ln_1p()
+}
+
+/// ln |2 sinh x|, without overflow (−∞ at x = 0).
+fn ln_two_sinh_abs(x: f64) -> f64 {
+    x.abs() + (-(-2.0 * x.abs()).exp()).ln_1p()
+}
+
+/// ln Z and d ln Z / dβ of the L×L torus at β > 0, by Kaufman's formula
+/// Z = ½ (2 sinh 2β)^{L²/2} (Z₁ + Z₂ + Z₃ + Z₄) with
+/// Z₁,₂ = Π_{r<L} 2 cosh, 2 sinh (L γ_{2r+1} / 2) and Z₃,₄ = Π_{r<L} 2 cosh, 2 sinh (L γ_{2r} / 2),
+/// cosh γ_k = cosh 2β coth 2β − cos(πk/L) for k ≥ 1 and γ₀ = 2β + ln tanh β (negative above
+/// T_c, which makes Z₄ negative). Sums are kept as logarithms (Z overflows from L ≈ 30 on).
+fn kaufman_log_partition(size: usize, beta: f64) -> (f64, f64) {
+    #[allow(clippy::cast_precision_loss)]
+    let l = size as f64;
+    let (s2, c2) = ((2.0 * beta).sinh(), (2.0 * beta).cosh());
+    let base = c2 * c2 / s2;
+    let base_derivative = 2.0 * c2 * (1.0 - 1.0 / (s2 * s2));
+    // (ln |Z_i|, d ln |Z_i| / dβ) of the k ≥ 1 factors; for Z₃ and Z₄ the r = 0 factor (γ₀) is
+    // added below.
+    let mut products = [(0.0, 0.0); 4];
+    for r in 0..size {
+        #[allow(clippy::cast_precision_loss)]
+        let odd = 2 * r + 1;
+        let mut factors = vec![(odd, 0_usize)];
+        if r > 0 {
+            factors.push((2 * r, 2));
+        }
+        for (k, slot) in factors {
+            #[allow(clippy::cast_precision_loss)]
+            let angle = std::f64::consts::PI * k as f64 / l;
+            let gamma = (base - angle.cos()).acosh();
+            let x = 0.5 * l * gamma;
+            let dx = 0.5 * l * base_derivative / gamma.sinh();
+            products[slot].0 += ln_two_cosh(x);
+            products[slot].1 += dx * x.tanh();
+            products[slot + 1].0 += ln_two_sinh_abs(x);
+            products[slot + 1].1 += dx / x.tanh();
+        }
+    }
+    let gamma0 = 2.0 * beta + beta.tanh().ln();
+    let x0 = 0.5 * l * gamma0;
+    let dx0 = 0.5 * l * (2.0 + 2.0 / s2);
+    // Z₃ = 2 cosh x₀ · R₃ and Z₄ = 2 sinh x₀ · R₄: the magnitudes, then each term's value and
+    // derivative relative to the largest (R₄ ≤ R₃, so no term overflows).
+    let (r3, r4) = (products[2], products[3]);
+    let logs = [
+        products[0].0,
+        products[1].0,
+        r3.0 + ln_two_cosh(x0),
+        r4.0 + ln_two_sinh_abs(x0),
+    ];
+    let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let scaled = |log: f64| (log - top).exp();
+    let sign4 = if x0 < 0.0 { -1.0 } else { 1.0 };
+    let values = [
+        scaled(logs[0]),
+        scaled(logs[1]),
+        scaled(logs[2]),
+        sign4 * scaled(logs[3]),
+    ];
+    let derivatives = [
+        values[0] * products[0].1,
+        values[1] * products[1].1,
+        values[2] * (r3.1 + dx0 * x0.tanh()),
+        // d(2 sinh x₀ · R₄) = 2 cosh x₀ · x₀' · R₄ + 2 sinh x₀ · R₄ · (ln R₄)'.
+        scaled(r4.0 + ln_two_cosh(x0)) * dx0 + values[3] * r4.1,
+    ];
+    let total: f64 = values.iter().sum();
+    let total_derivative: f64 = derivatives.iter().sum();
+    let sites = l * l;
+    let log_z = -std::f64::consts::LN_2 + 0.5 * sites * (2.0 * s2).ln() + top + total.ln();
+    let derivative = sites * c2 / s2 + total_derivative / total;
+    (log_z, derivative)
+}
+
+/// The bond energy per site of the L×L torus from Kaufman's formula (β ≥ the small-β cut).
+fn kaufman_bond_energy(size: usize, beta: f64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let sites = (size * size) as f64;
+    kaufman_log_partition(size, beta).1 / sites
+}
+
+/// Kaufman's exact solution of the plain Ising model (K = 0) on the L×L torus at coupling β:
+/// the bond energy per site ⟨b⟩ = (1/L²) ∂ ln Z/∂β and the specific heat C = β² ∂⟨b⟩/∂β.
+///
+/// This is what a Monte Carlo run at that L converges to, finite-size corrections included:
+/// at β_c the torus has ⟨b⟩ ≈ √2 + 0.6224/L (1.41664 at L = 256, against Onsager's
+/// 1.41421), and a finite C. Agrees with [`exact_averages`] at L = 4. Any L from
+/// [`crate::lattice::MIN_SIZE`] to [`crate::lattice::MAX_SIZE`] (O(L) work); β must be a
+/// finite number ≥ 0. For β < 10⁻³ Onsager's infinite-lattice values are returned: the torus
+/// differs from them by less than tanh(β)^L ≤ 10⁻¹².
+pub fn finite_torus(size: usize, beta: f64) -> Result<FiniteTorus, ComputeError> {
+    crate::lattice::validate_size(size)?;
+    Couplings::ising(beta).validate()?;
+    let (bond, heat) = if beta < FINITE_TORUS_SMALL_BETA {
+        (
+            2.0 * onsager_nn_correlation(beta),
+            onsager_specific_heat(beta),
+        )
+    } else {
+        // Five-point derivative; b varies on the scale 1/L near β_c.
+        #[allow(clippy::cast_precision_loss)]
+        let step = 1e-3 * beta.min(1.0) / size as f64;
+        let at = |offset: f64| kaufman_bond_energy(size, beta + offset * step);
+        let slope = (at(-2.0) - 8.0 * at(-1.0) + 8.0 * at(1.0) - at(2.0)) / (12.0 * step);
+        (kaufman_bond_energy(size, beta), beta * beta * slope)
+    };
+    Ok(FiniteTorus {
+        size,
+        beta,
+        bond_energy_per_site: bond,
+        specific_heat: heat,
+    })
+}
+
+/// ⟨|m|⟩ of `sites` independent ±1 spins (β = K = 0, any lattice):
+/// C(N − 1, ⌊(N − 1)/2⌋) / 2^{N−1} ≈ √(2/(πN)). (⟨m²⟩ = 1/N and ⟨b⟩ = ⟨p⟩ = 0 there.)
+/// NaN for 0 sites.
+pub fn infinite_temperature_abs_magnetization(sites: usize) -> f64 {
+    if sites == 0 {
+        return f64::NAN;
+    }
+    // With n = N − 1 = 2k (+1): C(2k, k)/4^k, times (2k + 1)/(2k + 2) when n is odd.
+    let n = sites - 1;
+    let k = n / 2;
+    let central = if k <= 4096 {
+        (1..=k).fold(1.0, |product, i| {
+            #[allow(clippy::cast_precision_loss)]
+            let i = i as f64;
+            product * (2.0 * i - 1.0) / (2.0 * i)
+        })
+    } else {
+        // The asymptotic series, exact to 10⁻¹⁴ here.
+        #[allow(clippy::cast_precision_loss)]
+        let k = k as f64;
+        (1.0 - 1.0 / (8.0 * k) + 1.0 / (128.0 * k * k) + 5.0 / (1024.0 * k.powi(3))
+            - 21.0 / (32_768.0 * k.powi(4)))
+            / (std::f64::consts::PI * k).sqrt()
+    };
+    if n % 2 == 1 {
+        #[allow(clippy::cast_precision_loss)]
+        let k = k as f64;
+        central * (2.0 * k + 1.0) / (2.0 * k + 2.0)
+    } else {
+        central
+    }
 }
 
 /// Exact Boltzmann averages on a small L×L torus, from enumerating every state.
@@ -361,6 +533,79 @@ fn averages_from_classes(
 mod tests {
     use super::*;
     use crate::couplings::{BETA_CRITICAL, kramers_wannier_dual};
+
+    #[test]
+    fn finite_torus_matches_enumeration_and_onsager() {
+        for beta in [0.001, 0.1, 0.3, BETA_CRITICAL, 0.6, 1.2] {
+            let exact = exact_averages(4, &Couplings::ising(beta)).unwrap();
+            let kaufman = finite_torus(4, beta).unwrap();
+            assert!(
+                (kaufman.bond_energy_per_site - exact.bond_energy_per_site).abs() < 1e-9,
+                "β = {beta}: {} vs {}",
+                kaufman.bond_energy_per_site,
+                exact.bond_energy_per_site
+            );
+            assert!(
+                (kaufman.specific_heat - exact.specific_heat).abs() < 1e-6,
+                "β = {beta}: C {} vs {}",
+                kaufman.specific_heat,
+                exact.specific_heat
+            );
+        }
+        // At β_c: ⟨b⟩ = √2 + a/L with a → 0.6224 (Ferdinand–Fisher), C grows like (8/π)β_c² ln L.
+        for (size, expected) in [(8, 1.491_589_1), (64, 1.423_938_4), (256, 1.416_644_9)] {
+            let b = finite_torus(size, BETA_CRITICAL)
+                .unwrap()
+                .bond_energy_per_site;
+            assert!((b - expected).abs() < 1e-6, "L = {size}: {b}");
+        }
+        let heat = |size| finite_torus(size, BETA_CRITICAL).unwrap().specific_heat;
+        let slope = (heat(1024) - heat(256)) / 4_f64.ln();
+        let expected = 8.0 / std::f64::consts::PI * BETA_CRITICAL * BETA_CRITICAL;
+        assert!(
+            (slope / expected - 1.0).abs() < 0.01,
+            "{slope} vs {expected}"
+        );
+        // Away from β_c large tori are the infinite lattice.
+        for beta in [0.2, 0.35, 0.55, 0.8] {
+            let torus = finite_torus(1024, beta).unwrap();
+            assert!(
+                (torus.bond_energy_per_site - 2.0 * onsager_nn_correlation(beta)).abs() < 1e-9,
+                "β = {beta}"
+            );
+            assert!((torus.specific_heat - onsager_specific_heat(beta)).abs() < 1e-5);
+        }
+        assert_eq!(finite_torus(16, 0.0).unwrap().bond_energy_per_site, 0.0);
+        assert!(finite_torus(7, 0.3).is_err());
+        assert!(finite_torus(8, -0.3).is_err());
+    }
+
+    #[test]
+    fn independent_spins_abs_magnetization() {
+        // By hand: N = 2 gives ½, N = 4 gives 3/8; L = 4 by enumeration at β = K = 0.
+        assert!((infinite_temperature_abs_magnetization(2) - 0.5).abs() < 1e-15);
+        assert!((infinite_temperature_abs_magnetization(4) - 0.375).abs() < 1e-15);
+        let free = exact_averages(4, &Couplings::ising(0.0)).unwrap();
+        assert!(
+            (infinite_temperature_abs_magnetization(16) - free.abs_magnetization).abs() < 1e-14
+        );
+        assert!((free.magnetization_squared - 1.0 / 16.0).abs() < 1e-15);
+        // The product and the asymptotic series meet, and both approach √(2/(πN)).
+        for sites in [8190, 8192, 8194, 1 << 20] {
+            let value = infinite_temperature_abs_magnetization(sites);
+            let leading = (2.0 / (std::f64::consts::PI * sites as f64)).sqrt();
+            assert!(
+                (value / leading - 1.0).abs() < 1.0 / sites as f64,
+                "N = {sites}"
+            );
+        }
+        let (below, above) = (
+            infinite_temperature_abs_magnetization(8193),
+            infinite_temperature_abs_magnetization(8195),
+        );
+        assert!(below > above && below / above - 1.0 < 2.5e-4);
+        assert!(infinite_temperature_abs_magnetization(0).is_nan());
+    }
 
     #[test]
     fn onsager_table_of_known_values() {

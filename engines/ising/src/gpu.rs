@@ -428,11 +428,18 @@ mod tests {
         else {
             return;
         };
+        // β_c-ish (plain Metropolis), K ≠ 0, and the heat-bath blend of small couplings (β = 0
+        // flips every spin with probability ½; small β and K need all 25 classes).
         for couplings in [
             Couplings::ising(0.43),
             Couplings {
                 beta: 0.35,
                 plaquette: 0.2,
+            },
+            Couplings::ising(0.0),
+            Couplings {
+                beta: 0.02,
+                plaquette: -0.03,
             },
         ] {
             let config = SpinConfig::new(128, Start::Hot, 21).unwrap();

@@ -3,8 +3,9 @@
 //! One update picks a site uniformly at random and proposes to flip it. The energy change of
 //! H = −β Σ links − K Σ plaquettes involves the four nearest neighbours and the four plaquettes
 //! that contain the site; the flip is accepted with probability min(1, e^{−ΔH}), looked up in
-//! the 25-entry table of [`Couplings::flip_table`] (the same integer thresholds every other
-//! sampler of this crate uses). [`sample_configs`] runs independent chains in parallel, each
+//! the 25-entry table of [`Couplings::metropolis_table`]. (Random site order keeps the chain
+//! ergodic even at β = K = 0, where every flip is accepted; the checkerboard needs the heat-bath
+//! blend of [`Couplings::flip_table`] there.) [`sample_configs`] runs independent chains in parallel, each
 //! from an all-+1 start, with a warm-up and thinning measured in updates per site.
 
 use benchtop_compute::rng::{EngineRng, derive_seed, seeded};
@@ -49,7 +50,7 @@ impl SingleSpinMetropolis {
         couplings.validate()?;
         let size = config.size();
         check_size(size)?;
-        let table = couplings.flip_table();
+        let table = couplings.metropolis_table();
         let mut thresholds = [0_u64; 25];
         for (slot, &threshold) in thresholds.iter_mut().zip(table.thresholds.iter()) {
             *slot = if threshold == u32::MAX {

@@ -39,6 +39,9 @@ pub(super) fn live_figure(
     if let Some(value) = exact.bond {
         energy = energy.hline(value, "Onsager, L → ∞");
     }
+    if let Some(value) = exact.bond_finite {
+        energy = energy.hline(value, format!("exact, L = {}", mc.size));
+    }
     let mut abs_m = Subplot::new("Magnetisation |m|")
         .x_label("sweep")
         .y_label("|m|")

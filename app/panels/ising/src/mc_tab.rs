@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use benchtop_compute::ComputeError;
 use benchtop_ising::exact::{
-    onsager_nn_correlation, onsager_specific_heat, spontaneous_magnetization,
+    finite_torus, infinite_temperature_abs_magnetization, onsager_nn_correlation,
+    onsager_specific_heat, spontaneous_magnetization,
 };
 use benchtop_ising::observables::Measurement;
 use benchtop_ising::simulation::{
@@ -224,7 +225,10 @@ impl McTab {
             });
             let measurements: Vec<(u64, Measurement)> = rows.collect();
             if let Some(result) = &mut result {
-                for (_, m) in &measurements {
+                // The summary left out the first measurements when it counted them as
+                // thermalisation.
+                let discarded = measurements.len().saturating_sub(result.summary.samples);
+                for (_, m) in &measurements[discarded..] {
                     result.series.push(*m);
                 }
             }
@@ -273,7 +277,10 @@ impl McTab {
                 .as_ref()
                 .or(self.snapshot.as_ref());
             self.lattice.show(ui, side, snapshot, gpu, cx.render_state);
-            ui.vertical(|ui| self.observables_ui(ui, cx.params));
+            ui.vertical(|ui| {
+                ui.set_max_width(ui.available_width());
+                self.observables_ui(ui, cx.params);
+            });
         });
         let figure = figures::live_figure(self.measurements(), self.shown(), &cx.params.mc);
         show_figure(ui, &figure, &mut self.plots);
@@ -376,50 +383,88 @@ impl McTab {
         };
         let s = &result.summary;
         let exact = exact_values(&params.mc);
+        let shown =
+            |value: Option<f64>| value.map_or_else(|| "—".to_owned(), |v| format!("{v:.5}"));
         egui::Grid::new("ising observables")
             .striped(true)
             .show(ui, |ui| {
                 ui.strong("quantity");
                 ui.strong("Monte Carlo");
-                ui.strong("exact, L → ∞");
+                ui.strong("exact (L)").on_hover_text(
+                    "Exact for this L×L torus (K = 0): Kaufman's solution; |m| and m² at β = 0",
+                );
+                ui.strong("exact (∞)")
+                    .on_hover_text("Exact for the infinite lattice (K = 0): Onsager's solution");
                 ui.end_row();
                 let rows = [
-                    ("bond energy per site", s.bond_energy_per_site, exact.bond),
-                    ("plaquette per site", s.plaquette_per_site, None),
-                    ("|m|", s.abs_magnetization, exact.magnetization),
-                    ("m²", s.magnetization_squared, None),
-                    ("susceptibility χ", s.susceptibility, None),
-                    ("specific heat C", s.specific_heat, exact.specific_heat),
-                    ("Binder cumulant U", s.binder_cumulant, None),
+                    (
+                        "bond energy per site",
+                        s.bond_energy_per_site,
+                        exact.bond_finite,
+                        exact.bond,
+                    ),
+                    ("plaquette per site", s.plaquette_per_site, None, None),
+                    (
+                        "|m|",
+                        s.abs_magnetization,
+                        exact.magnetization_finite,
+                        exact.magnetization,
+                    ),
+                    (
+                        "m²",
+                        s.magnetization_squared,
+                        exact.magnetization_squared_finite,
+                        None,
+                    ),
+                    ("susceptibility χ′", s.susceptibility, None, None),
+                    (
+                        "specific heat C",
+                        s.specific_heat,
+                        exact.specific_heat_finite,
+                        exact.specific_heat,
+                    ),
+                    ("Binder cumulant U", s.binder_cumulant, None, None),
                 ];
-                for (name, estimate, exact) in rows {
-                    ui.label(name);
+                for (name, estimate, finite, infinite) in rows {
+                    let label = ui.label(name);
+                    if name.starts_with("susceptibility") {
+                        label.on_hover_text(
+                            "χ′ = L²(⟨m²⟩ − ⟨|m|⟩²): the connected part, finite in both phases",
+                        );
+                    }
                     ui.label(format!("{:.5} ± {:.5}", estimate.value, estimate.error));
-                    ui.label(
-                        exact
-                            .map(|v| format!("{v:.5}"))
-                            .unwrap_or_else(|| "—".to_owned()),
-                    );
+                    ui.label(shown(finite));
+                    ui.label(shown(infinite));
                     ui.end_row();
                 }
                 ui.label("τ_int (energy, |m|)");
                 ui.label(format!(
                     "{:.1}, {:.1} sweeps",
-                    s.tau_int_energy, s.tau_int_abs_magnetization
+                    s.tau_int_energy * params.mc.measure_every as f64,
+                    s.tau_int_abs_magnetization * params.mc.measure_every as f64
                 ));
-                ui.label("");
+                ui.end_row();
+                ui.label("thermalisation");
+                ui.label(format!(
+                    "{} sweeps, {}",
+                    result.thermalization_sweeps,
+                    match result.thermalized {
+                        Some(true) => "checked",
+                        Some(false) => "not reached",
+                        None => "not checked",
+                    }
+                ));
                 ui.end_row();
                 ui.label("correlation length ξ");
-                ui.label(
-                    result
-                        .correlation_length
-                        .map_or_else(|| "—".to_owned(), |x| format!("{x:.3}")),
-                );
-                ui.label("");
+                ui.label(correlation_length_text(result, params.mc.size));
                 ui.end_row();
             });
         if params.mc.plaquette != 0.0 {
             ui.label("Exact values are for K = 0 only.");
+        }
+        for note in &result.notes {
+            let text = egui::RichText::new(format!("⚠ {note}")).color(ui.visuals().warn_fg_color);
+            ui.add(egui::Label::new(text).wrap());
         }
     }
 
@@ -506,14 +551,24 @@ impl McTab {
             "algorithm": params.mc.algorithm,
             "backend": result.backend,
             "sweeps": result.sweeps,
+            "thermalization_sweeps": result.thermalization_sweeps,
+            "thermalized": result.thermalized,
             "flips_per_ns": result.flips_per_ns,
             "observables": result.summary,
             "correlation_length": result.correlation_length,
+            "correlation_length_error": result.correlation_length_error,
             "exact_infinite_lattice": {
                 "bond_energy_per_site": exact.bond,
                 "abs_magnetization": exact.magnetization,
                 "specific_heat": exact.specific_heat,
             },
+            "exact_finite_lattice": {
+                "bond_energy_per_site": exact.bond_finite,
+                "abs_magnetization": exact.magnetization_finite,
+                "magnetization_squared": exact.magnetization_squared_finite,
+                "specific_heat": exact.specific_heat_finite,
+            },
+            "notes": result.notes,
         })
     }
 }
@@ -543,26 +598,49 @@ fn size_ui(ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
     });
 }
 
-/// Exact thermodynamic-limit values for K = 0 (None when K ≠ 0 or undefined).
+/// What the panel shows for ξ: the value with ξ/L, or why there is none.
+fn correlation_length_text(result: &McResult, size: usize) -> String {
+    if result.correlation_length_exceeds_lattice {
+        return format!("> L = {size}: beyond what the lattice resolves");
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let size = size as f64;
+    match (result.correlation_length, result.correlation_length_error) {
+        (Some(xi), Some(error)) if error.is_finite() => {
+            format!("{xi:.3} ± {error:.3} (ξ/L = {:.3})", xi / size)
+        }
+        (Some(xi), _) => format!("{xi:.3} (ξ/L = {:.3})", xi / size),
+        (None, _) => "— (undefined)".to_owned(),
+    }
+}
+
+/// Exact values for K = 0: Onsager's infinite lattice, and this L×L torus (Kaufman's bond
+/// energy and specific heat; at β = 0 also |m| and m² of independent spins). None when K ≠ 0
+/// or the parameters are invalid.
 pub(super) struct ExactValues {
     pub bond: Option<f64>,
     pub magnetization: Option<f64>,
     pub specific_heat: Option<f64>,
+    pub bond_finite: Option<f64>,
+    pub magnetization_finite: Option<f64>,
+    pub magnetization_squared_finite: Option<f64>,
+    pub specific_heat_finite: Option<f64>,
 }
 
 pub(super) fn exact_values(mc: &McParams) -> ExactValues {
-    if mc.plaquette != 0.0 || mc.beta <= 0.0 {
-        return ExactValues {
-            bond: None,
-            magnetization: None,
-            specific_heat: None,
-        };
-    }
-    let heat = onsager_specific_heat(mc.beta);
+    let plain = mc.plaquette == 0.0 && mc.beta.is_finite() && mc.beta >= 0.0;
+    let torus = plain.then(|| finite_torus(mc.size, mc.beta).ok()).flatten();
+    let free_spins = (plain && mc.beta == 0.0 && torus.is_some()).then(|| mc.size * mc.size);
+    let heat = plain.then(|| onsager_specific_heat(mc.beta));
     ExactValues {
-        bond: Some(2.0 * onsager_nn_correlation(mc.beta)),
-        magnetization: Some(spontaneous_magnetization(mc.beta)),
-        specific_heat: heat.is_finite().then_some(heat),
+        bond: plain.then(|| 2.0 * onsager_nn_correlation(mc.beta)),
+        magnetization: plain.then(|| spontaneous_magnetization(mc.beta)),
+        specific_heat: heat.filter(|c| c.is_finite()),
+        bond_finite: torus.map(|t| t.bond_energy_per_site),
+        magnetization_finite: free_spins.map(infinite_temperature_abs_magnetization),
+        #[allow(clippy::cast_precision_loss)]
+        magnetization_squared_finite: free_spins.map(|n| 1.0 / n as f64),
+        specific_heat_finite: torus.map(|t| t.specific_heat),
     }
 }
 

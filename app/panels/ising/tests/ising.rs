@@ -242,6 +242,146 @@ fn bench_prints_exactly_one_json_object() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("odd"));
 }
 
+/// `--plaquette -0.1` is a coupling, not an unknown flag; and K ≠ 0 has no exact values.
+#[test]
+fn bench_accepts_a_negative_plaquette_coupling() {
+    let value = common::json_output(
+        &[
+            "bench",
+            "ising",
+            "--plaquette",
+            "-0.1",
+            "--size",
+            "16",
+            "--beta",
+            "0.3",
+            "--sweeps",
+            "200",
+        ],
+        true,
+    );
+    assert_eq!(value["plaquette"], -0.1);
+    assert_eq!(value["size"], 16);
+    assert!(value["exact_this_lattice"].is_null(), "{value}");
+    assert!(value["bond_energy_per_site"].is_f64());
+}
+
+/// At β = 0 every spin is independent: the bench reports b ≈ 0 and |m| ≈ √(2/(πN)), not the
+/// frozen cold start (|m| = 1, b = 2) plain checkerboard Metropolis produced.
+#[test]
+fn bench_at_infinite_temperature_matches_independent_spins() {
+    let value = common::json_output(
+        &[
+            "bench",
+            "ising",
+            "--beta",
+            "0",
+            "--size",
+            "64",
+            "--sweeps",
+            "1000",
+            "--measure-every",
+            "1",
+        ],
+        true,
+    );
+    let number = |key: &str| value[key].as_f64().unwrap_or_else(|| panic!("{key}: {value}"));
+    let exact_m = value["exact_this_lattice"]["abs_magnetization"]
+        .as_f64()
+        .expect("exact |m| at β = 0");
+    assert!((exact_m - (2.0 / (std::f64::consts::PI * 4096.0)).sqrt()).abs() < 1e-4);
+    assert!(
+        (number("abs_magnetization") - exact_m).abs() < 4.0 * number("abs_magnetization_err"),
+        "{value}"
+    );
+    assert!(
+        number("bond_energy_per_site").abs() < 4.0 * number("bond_energy_per_site_err"),
+        "{value}"
+    );
+    assert_eq!(value["notes"], serde_json::json!([]), "{value}");
+}
+
+/// `summary.json` warns about a Monte Carlo run too short for its autocorrelation time and
+/// about a correlation length beyond the lattice, and stays quiet about a sound run; its keys
+/// are the ones other tools read.
+#[test]
+fn summary_notes_warn_when_they_should() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let project = dir.path().join("notes.ron");
+    let panel = |id: u32, mc: &str| {
+        format!(
+            "(id: ({id}), state: Ising((params: (mc: ({mc})), \
+             headless: (monte_carlo: true, duality: false, approximate_duals: false))))"
+        )
+    };
+    let text = format!(
+        "(format_version: 1, panels: [{}, {}, {}])",
+        // β_c at L = 64: τ_int of |m| is about 200 sweeps, far more than 300 / 50.
+        panel(1, "size: 64, thermalization_sweeps: 100, measurement_sweeps: 300"),
+        // High temperature: τ_int under a sweep.
+        panel(
+            2,
+            "size: 16, beta: 0.25, thermalization_sweeps: 200, measurement_sweeps: 2000"
+        ),
+        // Ordered: ξ would exceed L.
+        panel(
+            3,
+            "size: 16, beta: 0.7, thermalization_sweeps: 200, measurement_sweeps: 2000, \
+             correlation_every: 1"
+        ),
+    );
+    std::fs::write(&project, text).expect("project written");
+    let out = dir.path().join("out");
+    let summary = crate::examples::run_project(&project, &out, &[]);
+    let monte_carlo: Vec<&serde_json::Value> = summary["panels"]
+        .as_array()
+        .expect("panels")
+        .iter()
+        .map(|p| &p["summary"]["monte_carlo"])
+        .collect();
+    assert_eq!(monte_carlo.len(), 3, "{summary}");
+    let notes = |mc: &serde_json::Value| -> String {
+        mc["notes"]
+            .as_array()
+            .expect("notes array")
+            .iter()
+            .map(|n| n.as_str().expect("text"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(
+        notes(monte_carlo[0]).contains("autocorrelation times"),
+        "{}",
+        monte_carlo[0]
+    );
+    assert_eq!(notes(monte_carlo[1]), "", "{}", monte_carlo[1]);
+    assert!(monte_carlo[1]["correlation_length"].is_f64());
+    assert!(monte_carlo[2]["correlation_length"].is_null());
+    assert!(notes(monte_carlo[2]).contains("beyond what the lattice resolves"));
+    for mc in &monte_carlo {
+        for key in [
+            "beta",
+            "size",
+            "sweeps",
+            "thermalization_sweeps",
+            "observables",
+            "exact_infinite_lattice",
+            "exact_finite_lattice",
+        ] {
+            assert!(mc.get(key).is_some(), "{key} missing: {mc}");
+        }
+    }
+    let exact = monte_carlo[1]["exact_finite_lattice"]["bond_energy_per_site"]
+        .as_f64()
+        .expect("Kaufman's value for K = 0");
+    let measured = &monte_carlo[1]["observables"]["bond_energy_per_site"];
+    let (value, error) = (
+        measured["value"].as_f64().expect("value"),
+        measured["error"].as_f64().expect("error"),
+    );
+    assert!((value - exact).abs() < 4.0 * error, "{value} ± {error} vs {exact}");
+}
+
 #[test]
 fn a_project_whose_sidecar_is_missing_opens_with_its_parameters() {
     let mut harness = common::harness(small_ising_session());

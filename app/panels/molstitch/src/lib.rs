@@ -18,6 +18,7 @@ pub mod molecule_export;
 mod objectives_ui;
 mod optimise_tab;
 pub mod params;
+pub mod saved_scores;
 pub mod stitch;
 mod stitch_tab;
 pub mod sweeps;
@@ -196,10 +197,13 @@ pub struct HeadlessTasks {
     pub optimise: bool,
 }
 
-/// Results kept with the project: the optimisation result (JSON in the sidecar).
+/// Results kept with the project: the scored molecule set and the optimisation result (in the
+/// sidecar).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SavedResults {
+    /// The scored molecule set.
+    pub scores: Option<saved_scores::SavedScores>,
     /// Sidecar file of the optimisation result.
     pub optimise_file: Option<String>,
 }
@@ -308,8 +312,9 @@ impl PanelModel for MolStitchModel {
         &mut view.tab
     }
 
-    /// The optimisation result and the weight cache come from `sidecar`; the molecule set is
-    /// rescored and the stitching recomputed (both are deterministic).
+    /// The scored molecule set, the optimisation result and the weight cache come from
+    /// `sidecar`; the stitching is recomputed (it is deterministic and quick). Saved scores
+    /// that cannot be read are scored again.
     fn restore(
         results: &SavedResults,
         sidecar: Option<&Sidecar>,
@@ -328,6 +333,11 @@ impl PanelModel for MolStitchModel {
         {
             model.cache_dir = saved_weights;
         }
+        if let Some(saved) = &results.scores
+            && let Ok(set) = saved_scores::restore(saved, sidecar, &params.objectives)
+        {
+            model.stitch.restore_scores(set);
+        }
         if let Some(file) = &results.optimise_file {
             let text = sidecar.read_text(file)?;
             let result: OptimiseResult =
@@ -345,6 +355,9 @@ impl PanelModel for MolStitchModel {
             return Ok(());
         };
         self.save_weights(sidecar)?;
+        if let Some(set) = self.stitch.scores_to_save() {
+            results.scores = saved_scores::save(&set, sidecar)?;
+        }
         if let Some(result) = self.optimise.result() {
             let text = ron::to_string(&*result)?;
             results.optimise_file = Some(sidecar.write_text(RESULT_FILE, &text)?);

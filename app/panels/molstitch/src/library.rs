@@ -27,6 +27,9 @@ pub struct MoleculeSet {
     pub front: Vec<usize>,
     /// Rows that were skipped, each naming the file, the line and the reason.
     pub skipped: Vec<String>,
+    /// What the scores were computed from ([`fingerprint`]): saved scores are reused only while
+    /// it holds. Empty for a set scored from data in memory.
+    pub fingerprint: String,
 }
 
 impl MoleculeSet {
@@ -131,5 +134,31 @@ pub fn score(
         specs: specs.to_vec(),
         front,
         skipped,
+        fingerprint: String::new(),
     })
+}
+
+/// What scores of the molecules in `file` (as written in the parameters; `resolved` is where
+/// it is, `None` for the shipped set) on `specs` depend on: this build's version, the file
+/// with its size and modification time, and the objectives. A file that was replaced or
+/// touched since gives another fingerprint, so its molecules are scored again.
+pub fn fingerprint(file: &str, resolved: Option<&Path>, specs: &[ObjectiveSpec]) -> String {
+    let data = match resolved {
+        None => "the shipped offline set".to_owned(),
+        Some(path) => {
+            let stamp = std::fs::metadata(path).ok().map(|meta| {
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{} bytes, modified {modified} ns", meta.len())
+            });
+            format!("{file} ({})", stamp.as_deref().unwrap_or("unreadable"))
+        }
+    };
+    format!(
+        "benchtop {}; {data}; objectives {specs:?}",
+        env!("CARGO_PKG_VERSION")
+    )
 }

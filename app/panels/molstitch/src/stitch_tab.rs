@@ -43,6 +43,9 @@ pub(super) struct StitchTab {
     pub(super) score: Task<LibraryKey, (), Arc<MoleculeSet>>,
     /// Analysing the parents and stitching the chosen fragments.
     pub(super) stitch: Task<StitchRequest, (), Stitched>,
+    /// Scores read back with the project, taken instead of scoring while their fingerprint
+    /// holds.
+    saved: Option<Arc<MoleculeSet>>,
 }
 
 impl Default for StitchTab {
@@ -50,6 +53,7 @@ impl Default for StitchTab {
         Self {
             score: Task::new("molstitch: score molecules"),
             stitch: Task::new("molstitch: stitch"),
+            saved: None,
         }
     }
 }
@@ -92,13 +96,34 @@ impl StitchTab {
         }
     }
 
-    /// Reads and scores the molecule set the parameters name.
+    /// Takes scores saved with the project (checked against the parameters when scoring
+    /// would start).
+    pub(super) fn restore_scores(&mut self, set: MoleculeSet) {
+        self.saved = Some(Arc::new(set));
+    }
+
+    /// The scores to save: the set shown, else the saved one not checked yet.
+    pub(super) fn scores_to_save(&self) -> Option<Arc<MoleculeSet>> {
+        self.library().or_else(|| self.saved.clone())
+    }
+
+    /// Reads and scores the molecule set the parameters name, or takes the saved scores when
+    /// they were computed from the same molecules and objectives.
     pub(super) fn start_scoring(&mut self, cx: &mut Cx<'_, MolStitchModel>) {
         let file = cx.params.data.resolved_file(cx.project_dir);
         let specs = cx.params.objectives.clone();
+        let fingerprint = library::fingerprint(&cx.params.data.file.path, file.as_deref(), &specs);
+        if let Some(saved) = self.saved.take()
+            && saved.fingerprint == fingerprint
+        {
+            self.score.set_result(library_key(cx.params), saved);
+            return;
+        }
         self.score
             .start(&cx.runner, library_key(cx.params), move |job| {
-                library::load(file.as_deref(), &specs, &job.progress, &job.cancel).map(Arc::new)
+                let mut set = library::load(file.as_deref(), &specs, &job.progress, &job.cancel)?;
+                set.fingerprint = fingerprint;
+                Ok(Arc::new(set))
             });
     }
 

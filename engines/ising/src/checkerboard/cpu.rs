@@ -226,6 +226,12 @@ mod tests {
                 beta: 0.5,
                 plaquette: -0.2,
             },
+            // The heat-bath blend: every class needs a random number.
+            Couplings::ising(0.0),
+            Couplings {
+                beta: 0.02,
+                plaquette: -0.03,
+            },
         ] {
             let reference = run(CpuLayout::BytePerSpin, 128, couplings, 6, 1);
             assert_eq!(

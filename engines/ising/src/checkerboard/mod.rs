@@ -7,9 +7,12 @@
 //! the phase is updated at once. (For K = 0 the row split changes nothing; with K ≠ 0 it keeps the
 //! diagonal partners of a plaquette out of the same phase.)
 //!
-//! A site with `a` neighbours equal to it and `q` of its four plaquettes with product +1 flips
-//! when ΔH = 2β(2a − 4) + 2K(2q − 4) ≤ 0, or else when its uniform 32-bit number R is below the
-//! threshold ⌊e^{−ΔH}·2³²⌋ of the [`crate::couplings::FlipTable`].
+//! A site with `a` neighbours equal to it and `q` of its four plaquettes with product +1 has
+//! ΔH = 2β(2a − 4) + 2K(2q − 4); it flips when its uniform 32-bit number R is below the
+//! threshold ⌊a(ΔH)·2³²⌋ of the [`crate::couplings::FlipTable`] (always when the threshold is
+//! `u32::MAX`). a(ΔH) is Metropolis, min(1, e^{−ΔH}), blended with heat bath when every |ΔH|
+//! is small: with a fixed visiting order, plain Metropolis at β = K = 0 would flip every spin
+//! every sweep and never leave a cold start (see [`crate::couplings::FlipTable`]).
 //!
 //! # The random numbers
 //! R comes from a counter-based generator ([`counter_rng`]), so it does not depend on which
