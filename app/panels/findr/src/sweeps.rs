@@ -24,7 +24,10 @@ pub fn outputs() -> Vec<SweepOutput> {
             "fit.attractor_error",
             "Largest planted-attractor error (latent units)",
         ),
-        SweepOutput::new("fit.stable_fixed_points", "Stable fixed points"),
+        SweepOutput::new(
+            "fit.stable_fixed_points",
+            "Stable fixed points (none counted when the latent is unsupported)",
+        ),
     ]
 }
 
@@ -61,11 +64,18 @@ pub fn evaluate(
         cancel,
         &mut |_| {},
     )?;
-    let stable = result
-        .fixed_points
-        .iter()
-        .filter(|p| p.stability == Stability::Stable)
-        .count();
+    // A fit that does not support a latent flow has no fixed points to count: NaN, not 0 or
+    // the points of a collapsed fit.
+    #[allow(clippy::cast_precision_loss)]
+    let stable = if result.unsupported_reasons().is_empty() {
+        result
+            .fixed_points
+            .iter()
+            .filter(|p| p.stability == Stability::Stable)
+            .count() as f64
+    } else {
+        f64::NAN
+    };
     let mut values = BTreeMap::new();
     #[allow(clippy::cast_precision_loss)]
     for (key, value) in [
@@ -75,7 +85,7 @@ pub fn evaluate(
             result.test_nll_baseline_only - result.test_nll,
         ),
         ("fit.best_epoch", result.best_epoch as f64),
-        ("fit.stable_fixed_points", stable as f64),
+        ("fit.stable_fixed_points", stable),
     ] {
         values.insert(key.to_owned(), value);
     }
