@@ -68,11 +68,16 @@ pub struct SyntheticParams {
     pub stimulus_s: Option<f64>,
 }
 
+/// The default set is the FINDR panel's and its example project's: 200 trials with clicks in the
+/// first 0.4 s and then a delay, bistable bumps strong enough to recover (strength 2/τ, width
+/// 0.2, half a latent unit per click), and 100 neurons reading the latent out at 20 Hz per unit
+/// (informative enough that the posterior does not blur the attractors outward). One source: a
+/// project that sets some fields keeps these for the rest.
 impl Default for SyntheticParams {
     fn default() -> Self {
         Self {
-            n_trials: 500,
-            n_neurons: 50,
+            n_trials: 200,
+            n_neurons: 100,
             min_bins: 50,
             max_bins: 100,
             bin_s: 0.01,
@@ -81,15 +86,20 @@ impl Default for SyntheticParams {
             total_click_rate_hz: 40.0,
             adaptation_phi: 1e-3,
             adaptation_recovery_per_s: 100.0,
-            flow: PlantedFlow::default(),
-            latent_noise: 0.05,
-            readout_gain_hz: 10.0,
+            flow: PlantedFlow {
+                bump_strength: 2.0,
+                bump_width: 0.2,
+                input_gain: 0.5,
+                ..PlantedFlow::default()
+            },
+            latent_noise: 0.1,
+            readout_gain_hz: 20.0,
             baseline_min_hz: 5.0,
             baseline_max_hz: 20.0,
             baseline_within_trial_hz: 3.0,
             baseline_drift_hz: 2.0,
             inter_trial_s: 6.0,
-            stimulus_s: None,
+            stimulus_s: Some(0.4),
         }
     }
 }

@@ -76,51 +76,11 @@ pub struct DataParams {
     pub file_bin_s: f64,
 }
 
-/// The synthetic set a new panel starts with (the example project's): 200 trials with clicks in
-/// the first 0.4 s and then a delay, bistable bumps strong enough to recover, and 100 neurons
-/// reading the latent out at 20 Hz per unit (informative enough that the posterior does not
-/// blur the attractors outward), so that the first training shows two attractors and a saddle
-/// within a minute.
-fn demo_synthetic() -> SyntheticParams {
-    let engine = SyntheticParams::default();
-    SyntheticParams {
-        n_trials: 200,
-        n_neurons: 100,
-        readout_gain_hz: 20.0,
-        latent_noise: 0.1,
-        stimulus_s: Some(0.4),
-        flow: benchtop_findr::planted::PlantedFlow {
-            bump_strength: 2.0,
-            bump_width: 0.2,
-            input_gain: 0.5,
-            ..engine.flow.clone()
-        },
-        ..engine
-    }
-}
-
-/// The fit a new panel starts with (the example project's): 80 epochs of batches of 8 trials at
-/// learning rate 0.1 with a faster KL warm-up than the paper's 0.99, which fits the planted
-/// system in about 40 s in a release build instead of the paper's thousands of epochs.
-fn demo_fit() -> FindrParams {
-    let engine = FindrParams::default();
-    FindrParams {
-        train: TrainParams {
-            max_epochs: 80,
-            batch_trials: 8,
-            learning_rate: 0.1,
-            kl_warmup_decay: 0.95,
-            ..engine.train.clone()
-        },
-        ..engine
-    }
-}
-
 impl Default for DataParams {
     fn default() -> Self {
         Self {
             source: DataSource::Synthetic,
-            synthetic: demo_synthetic(),
+            synthetic: SyntheticParams::default(),
             synthetic_seed: 1,
             file: DataRef::default(),
             file_bin_s: 0.01,
@@ -179,7 +139,7 @@ impl Default for FindrPanelParams {
     fn default() -> Self {
         Self {
             data: DataParams::default(),
-            fit: demo_fit(),
+            fit: FindrParams::default(),
             fit_seed: 1,
         }
     }

@@ -201,6 +201,43 @@ fn findr_sweeps_set_the_fit_and_the_seed_through_the_declarations() {
     assert_eq!(panel.params().data.synthetic.stimulus_s, Some(0.3));
 }
 
+#[test]
+fn findr_partial_fit_and_data_keep_the_panel_defaults() {
+    // One source of defaults: a project that sets one field of the fit or of the synthetic data
+    // keeps the panel's defaults (the example project's) for every other field.
+    let partial: FindrState = ron::from_str(
+        "(params: (data: (synthetic: (n_trials: 40)), fit: (train: (max_epochs: 5))))",
+    )
+    .expect("parses");
+    let defaults = FindrState::default();
+    let (p, d) = (&partial.params, &defaults.params);
+    assert_eq!(p.fit.train.max_epochs, 5);
+    assert_eq!(p.data.synthetic.n_trials, 40);
+    let train = benchtop_panel_findr::TrainParams {
+        max_epochs: 5,
+        ..d.fit.train.clone()
+    };
+    assert_eq!(p.fit.train, train);
+    assert_eq!(
+        (train.batch_trials, train.learning_rate, train.kl_warmup_decay),
+        (8, 0.1, 0.95),
+        "the one-click fit"
+    );
+    assert_eq!(p.fit.model, d.fit.model);
+    assert_eq!(p.fit.analysis, d.fit.analysis);
+    let synthetic = benchtop_findr::synthetic::SyntheticParams {
+        n_trials: 40,
+        ..d.data.synthetic.clone()
+    };
+    assert_eq!(p.data.synthetic, synthetic);
+    assert_eq!(
+        (synthetic.n_neurons, synthetic.readout_gain_hz, synthetic.stimulus_s),
+        (100, 20.0, Some(0.4)),
+        "the example's synthetic set"
+    );
+    assert_eq!(synthetic.flow.bump_strength, 2.0);
+}
+
 fn grid3() -> FlowGrid {
     FlowGrid {
         xs: vec![0.0, 1.0, 2.0],
