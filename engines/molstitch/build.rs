@@ -15,6 +15,7 @@ fn main() {
         "RDGeneral",
         "Descriptors",
         "Depictor",
+        "MolDraw2D",
         "ChemTransforms",
         "SubstructMatch",
         "Fingerprints",

@@ -7,6 +7,7 @@
 
 #include <DataStructs/ExplicitBitVect.h>
 #include <DataStructs/SparseIntVect.h>
+#include <map>
 #include <GraphMol/ChemTransforms/ChemTransforms.h>
 #include <GraphMol/ChemTransforms/MolFragmenter.h>
 #include <GraphMol/Depictor/RDDepictor.h>
@@ -17,6 +18,7 @@
 #include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/Fingerprints/MorganFingerprints.h>
 #include <GraphMol/GraphMol.h>
+#include <GraphMol/MolDraw2D/MolDraw2DSVG.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
@@ -28,6 +30,36 @@
 namespace benchtop_rd {
 
 void silence_logs() { boost::logging::disable_logs("rdApp.*"); }
+
+void prefer_coordgen() {
+  // A process-wide switch read by every compute2DCoords. It is set once, before any molecule
+  // exists (the Rust side calls it under a `Once`), and a first layout with rings loads
+  // CoordGen's ring templates there, so that no two threads race to load them later.
+  RDDepict::preferCoordGen = true;
+  std::unique_ptr<RDKit::RWMol> warm(RDKit::SmilesToMol("c1ccc2c(c1)CC1(C2)CCNCC1"));
+  if (warm) RDDepict::compute2DCoords(*warm);
+}
+
+namespace {
+
+// A fresh 2D layout of `mol` (CoordGen, see prefer_coordgen) scaled to RDKit's usual 1.5 units
+// per bond (CoordGen lays bonds 1.0 long); returns the conformer's id.
+int layout_2d(RDKit::RWMol &mol) {
+  const int id = static_cast<int>(RDDepict::compute2DCoords(mol));
+  auto &conf = mol.getConformer(id);
+  double total = 0.0;
+  for (const auto bond : mol.bonds()) {
+    total += (conf.getAtomPos(bond->getBeginAtomIdx()) - conf.getAtomPos(bond->getEndAtomIdx()))
+                 .length();
+  }
+  if (mol.getNumBonds() > 0 && total > 0.0) {
+    const double scale = 1.5 * mol.getNumBonds() / total;
+    for (auto &p : conf.getPositions()) p *= scale;
+  }
+  return id;
+}
+
+}  // namespace
 
 std::unique_ptr<Mol> parse_smiles(rust::Str smiles) {
   std::string s(smiles);
@@ -53,11 +85,11 @@ std::unique_ptr<Mol> parse_smarts(rust::Str smarts) {
   return std::unique_ptr<Mol>(m.release());
 }
 
-std::unique_ptr<Mol> parse_molblock(rust::Str block) {
+std::unique_ptr<Mol> parse_molblock(rust::Str block, bool remove_hs) {
   std::string s(block);
   std::unique_ptr<RDKit::RWMol> m;
   try {
-    m.reset(RDKit::MolBlockToMol(s));
+    m.reset(RDKit::MolBlockToMol(s, true, remove_hs));
   } catch (const std::exception &e) {
     throw std::runtime_error(e.what());
   }
@@ -69,8 +101,8 @@ rust::String to_smiles(const Mol &mol) { return rust::String(RDKit::MolToSmiles(
 
 rust::String to_molblock(const Mol &mol) {
   RDKit::RWMol copy(mol);
-  RDDepict::compute2DCoords(copy);
-  return rust::String(RDKit::MolToMolBlock(copy));
+  const int id = layout_2d(copy);
+  return rust::String(RDKit::MolToMolBlock(copy, true, id));
 }
 
 std::uint32_t num_atoms(const Mol &mol) { return mol.getNumAtoms(); }
@@ -165,13 +197,15 @@ void morgan_bits(const Mol &mol, std::uint32_t radius, std::uint32_t n_bits,
   for (int bit : on) on_bits.push_back(static_cast<std::uint32_t>(bit));
 }
 
-void atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo> &atoms,
-                     rust::Vec<BondInfo> &bonds) {
+rust::String atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo> &atoms,
+                             rust::Vec<BondInfo> &bonds) {
   RDKit::RWMol copy(mol);
   const RDKit::Conformer *conf = nullptr;
+  std::string block;
   if (compute_2d) {
-    int id = static_cast<int>(RDDepict::compute2DCoords(copy));
+    const int id = layout_2d(copy);
     conf = &copy.getConformer(id);
+    block = RDKit::MolToMolBlock(copy, true, id);
   }
   for (const auto atom : copy.atoms()) {
     AtomInfo info{};
@@ -200,6 +234,55 @@ void atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo> &atoms
       default: info.kind = 0; break;
     }
     bonds.push_back(info);
+  }
+  return rust::String(block);
+}
+
+rust::String depict_svg(const Mol &mol, bool compute_2d, std::uint32_t width, std::uint32_t height,
+                        bool white_background, rust::Slice<const std::uint32_t> atoms,
+                        rust::Slice<const std::uint32_t> colours) {
+  if (atoms.size() != colours.size()) throw std::runtime_error("atoms and colours differ in length");
+  if (width == 0 || height == 0) throw std::runtime_error("the picture has no area");
+  try {
+    RDKit::RWMol copy(mol);
+    if (compute_2d || copy.getNumConformers() == 0) layout_2d(copy);
+    std::vector<int> highlight_atoms;
+    std::map<int, RDKit::DrawColour> atom_colours;
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      if (atoms[i] >= copy.getNumAtoms()) {
+        throw std::runtime_error("highlighted atom " + std::to_string(atoms[i]) +
+                                 " is out of range (the molecule has " +
+                                 std::to_string(copy.getNumAtoms()) + " atoms)");
+      }
+      const std::uint32_t c = colours[i];
+      const RDKit::DrawColour colour(((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0,
+                                     (c & 0xff) / 255.0);
+      const int idx = static_cast<int>(atoms[i]);
+      if (atom_colours.emplace(idx, colour).second) highlight_atoms.push_back(idx);
+      else atom_colours[idx] = colour;
+    }
+    // A bond is highlighted where both its atoms carry the same colour (one fragment).
+    std::vector<int> highlight_bonds;
+    std::map<int, RDKit::DrawColour> bond_colours;
+    for (const auto bond : copy.bonds()) {
+      const auto a = atom_colours.find(static_cast<int>(bond->getBeginAtomIdx()));
+      const auto b = atom_colours.find(static_cast<int>(bond->getEndAtomIdx()));
+      if (a != atom_colours.end() && b != atom_colours.end() && a->second == b->second) {
+        const int idx = static_cast<int>(bond->getIdx());
+        highlight_bonds.push_back(idx);
+        bond_colours[idx] = a->second;
+      }
+    }
+    RDKit::MolDraw2DSVG drawer(static_cast<int>(width), static_cast<int>(height));
+    drawer.drawOptions().clearBackground = white_background;
+    drawer.drawOptions().backgroundColour = RDKit::DrawColour(1.0, 1.0, 1.0, 1.0);
+    drawer.drawMolecule(copy, &highlight_atoms, &highlight_bonds, &atom_colours, &bond_colours);
+    drawer.finishDrawing();
+    return rust::String(drawer.getDrawingText());
+  } catch (const std::runtime_error &) {
+    throw;
+  } catch (const std::exception &e) {
+    throw std::runtime_error(e.what());
   }
 }
 

@@ -16,9 +16,10 @@ struct AtomInfo;
 struct BondInfo;
 
 void silence_logs();
+void prefer_coordgen();
 std::unique_ptr<Mol> parse_smiles(rust::Str smiles);
 std::unique_ptr<Mol> parse_smarts(rust::Str smarts);
-std::unique_ptr<Mol> parse_molblock(rust::Str block);
+std::unique_ptr<Mol> parse_molblock(rust::Str block, bool remove_hs);
 rust::String to_smiles(const Mol &mol);
 rust::String to_molblock(const Mol &mol);
 std::uint32_t num_atoms(const Mol &mol);
@@ -40,8 +41,11 @@ void morgan_counts(const Mol &mol, std::uint32_t radius, rust::Vec<std::uint32_t
                    rust::Vec<std::uint32_t> &counts);
 void morgan_bits(const Mol &mol, std::uint32_t radius, std::uint32_t n_bits,
                  rust::Vec<std::uint32_t> &on_bits);
-void atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo> &atoms,
-                     rust::Vec<BondInfo> &bonds);
+rust::String atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo> &atoms,
+                             rust::Vec<BondInfo> &bonds);
+rust::String depict_svg(const Mol &mol, bool compute_2d, std::uint32_t width, std::uint32_t height,
+                        bool white_background, rust::Slice<const std::uint32_t> atoms,
+                        rust::Slice<const std::uint32_t> colours);
 rust::Vec<rust::String> brics_fragments(const Mol &mol);
 std::unique_ptr<Mol> with_atom_maps(const Mol &mol, rust::Slice<const std::uint32_t> indices,
                                     rust::Slice<const std::uint32_t> maps);

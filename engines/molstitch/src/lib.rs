@@ -3,8 +3,9 @@
 //!
 //! All chemistry goes through RDKit, via a project-owned cxx bridge to the system library
 //! (Debian `librdkit-dev`): SMILES parsing and canonical SMILES, MW, Crippen logP, TPSA,
-//! Morgan fingerprints and Tanimoto similarity, SMARTS counts, 2D coordinates, BRICS
-//! fragmentation and `molzip` stitching. QED and the Ertl SA score are ported to Rust on top
+//! Morgan fingerprints and Tanimoto similarity, SMARTS counts, 2D coordinates (CoordGen),
+//! depictions drawn by RDKit's `MolDraw2DSVG` ([`depict`]), BRICS fragmentation and `molzip`
+//! stitching. QED and the Ertl SA score are ported to Rust on top
 //! of those calls and equal RDKit's Python values.
 //!
 //! On top of the chemistry: the shipped offline dataset and user-file loaders ([`offline`]),
@@ -28,6 +29,7 @@
 pub mod bench;
 pub mod brics;
 pub mod crossover;
+pub mod depict;
 pub mod error;
 mod init;
 pub mod losses;
@@ -49,6 +51,7 @@ pub mod sa;
 pub mod stitchnet;
 pub mod vocab;
 
+pub use depict::{AtomHighlight, Background, DepictOptions, depict_smiles};
 pub use error::ChemError;
 pub use mol::{
     BondKind, DrawAtom, DrawBond, Drawing, Fingerprint, MAX_MOLBLOCK_ATOMS, MAX_SMILES_CHARS,

@@ -9,10 +9,15 @@ use cxx::UniquePtr;
 use crate::error::ChemError;
 use crate::rdkit_ffi::ffi;
 
-/// Silences RDKit's own stderr logging once per process (errors come back as values).
+/// Once per process, before any molecule exists: silences RDKit's own stderr logging (errors
+/// come back as values) and makes CoordGen RDKit's 2D layout (the depictions chemists expect;
+/// its ring templates are loaded here, under the `Once`, so threads never race to load them).
 fn quiet() {
     static QUIET: Once = Once::new();
-    QUIET.call_once(ffi::silence_logs);
+    QUIET.call_once(|| {
+        ffi::silence_logs();
+        ffi::prefer_coordgen();
+    });
 }
 
 /// The longest SMILES Benchtop hands to RDKit, in characters.
@@ -134,7 +139,8 @@ impl Molecule {
     pub fn from_molblock(block: &str) -> Result<Self, ChemError> {
         check_molblock(block)?;
         quiet();
-        let inner = ffi::parse_molblock(block).map_err(|e| ChemError::rdkit("mol block", &e))?;
+        let inner =
+            ffi::parse_molblock(block, true).map_err(|e| ChemError::rdkit("mol block", &e))?;
         Self::from_raw(inner, "mol block")
     }
 
@@ -292,12 +298,13 @@ impl Molecule {
         Ok(Fingerprint { n_bits, words })
     }
 
-    /// Atoms and bonds with freshly computed 2D coordinates (RDKit's depictor), for drawing.
+    /// Atoms and bonds with freshly computed 2D coordinates (RDKit's depictor, CoordGen), for
+    /// drawing; [`Drawing::depict_svg`] has RDKit draw it in this layout.
     pub fn drawing(&self) -> Result<Drawing, ChemError> {
         self.atoms_and_bonds(true)
     }
 
-    /// Atoms and bonds without coordinates (all x and y are zero).
+    /// Atoms and bonds without coordinates (all x and y are zero; it cannot be depicted).
     pub fn graph(&self) -> Result<Drawing, ChemError> {
         self.atoms_and_bonds(false)
     }
@@ -305,9 +312,10 @@ impl Molecule {
     fn atoms_and_bonds(&self, compute_2d: bool) -> Result<Drawing, ChemError> {
         let mut atoms = Vec::new();
         let mut bonds = Vec::new();
-        ffi::atoms_and_bonds(self.raw(), compute_2d, &mut atoms, &mut bonds)
+        let molblock = ffi::atoms_and_bonds(self.raw(), compute_2d, &mut atoms, &mut bonds)
             .map_err(|e| ChemError::rdkit("2D coordinates", &e))?;
         Ok(Drawing {
+            molblock,
             atoms: atoms
                 .into_iter()
                 .map(|a| DrawAtom {
@@ -458,7 +466,7 @@ pub enum BondKind {
 /// One atom for drawing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DrawAtom {
-    /// x in RDKit depiction units (a bond is about 1.5 long).
+    /// x in RDKit depiction units (a bond is 1.5 long on average).
     pub x: f64,
     /// y in RDKit depiction units (y up).
     pub y: f64,
@@ -487,13 +495,26 @@ pub struct DrawBond {
     pub kind: BondKind,
 }
 
-/// A molecule's atoms and bonds with 2D coordinates, for drawing natively.
+/// A molecule's atoms and bonds with 2D coordinates: what atom indices (e.g. of a fragment)
+/// refer to, and a layout that [`Drawing::depict_svg`] has RDKit draw.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Drawing {
     /// Atoms in RDKit's atom order.
     pub atoms: Vec<DrawAtom>,
     /// Bonds.
     pub bonds: Vec<DrawBond>,
+    /// The molecule in this layout as an MDL mol block (atoms in the order of `atoms`); empty
+    /// for a [`Molecule::graph`], which has no layout.
+    pub(crate) molblock: String,
+}
+
+impl Drawing {
+    /// The molecule in this layout as an MDL mol block, atoms in the order of
+    /// [`Drawing::atoms`] (empty for a [`Molecule::graph`]): what the depiction is drawn from,
+    /// and a key for caching depictions.
+    pub fn molblock(&self) -> &str {
+        &self.molblock
+    }
 }
 
 #[cfg(test)]

@@ -46,9 +46,10 @@ pub(crate) mod ffi {
         type ROMol;
 
         fn silence_logs();
+        fn prefer_coordgen();
         fn parse_smiles(smiles: &str) -> Result<UniquePtr<ROMol>>;
         fn parse_smarts(smarts: &str) -> Result<UniquePtr<ROMol>>;
-        fn parse_molblock(block: &str) -> Result<UniquePtr<ROMol>>;
+        fn parse_molblock(block: &str, remove_hs: bool) -> Result<UniquePtr<ROMol>>;
         fn to_smiles(mol: &ROMol) -> Result<String>;
         fn to_molblock(mol: &ROMol) -> Result<String>;
         fn num_atoms(mol: &ROMol) -> u32;
@@ -83,7 +84,16 @@ pub(crate) mod ffi {
             compute_2d: bool,
             atoms: &mut Vec<AtomInfo>,
             bonds: &mut Vec<BondInfo>,
-        ) -> Result<()>;
+        ) -> Result<String>;
+        fn depict_svg(
+            mol: &ROMol,
+            compute_2d: bool,
+            width: u32,
+            height: u32,
+            white_background: bool,
+            atoms: &[u32],
+            colours: &[u32],
+        ) -> Result<String>;
         fn brics_fragments(mol: &ROMol) -> Result<Vec<String>>;
         fn with_atom_maps(mol: &ROMol, indices: &[u32], maps: &[u32]) -> Result<UniquePtr<ROMol>>;
         fn zip_pair(a: &ROMol, b: &ROMol) -> Result<UniquePtr<ROMol>>;
