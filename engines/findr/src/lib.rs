@@ -18,6 +18,7 @@
 //! - [`field`]: a 2-D flow and its speed on a grid.
 //! - [`encoder`]: the bidirectional GRU encoder (candle), padding-aware.
 //! - [`posterior`]: the posterior SDE cell (candle), the prior form with the encoder output.
+//! - [`predictive`]: the held-out predictive likelihood (the prior predicts unseen bins).
 //! - [`observation`]: softplus-Poisson rates on the baseline and the Poisson NLL (candle).
 //! - [`model`]: the sequential VAE (prior, encoder, posterior, readout) and its loss terms.
 //! - [`train`]: SGD with momentum, clipping, SGDR, KL warm-up, k-fold splits, early stopping.
@@ -43,6 +44,7 @@ pub mod observation;
 pub mod pipeline;
 pub mod planted;
 pub mod posterior;
+pub mod predictive;
 pub mod result;
 pub mod softplus;
 pub mod synthetic;

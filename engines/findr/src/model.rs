@@ -112,11 +112,37 @@ impl Batch {
         trials: &[usize],
         device: &Device,
     ) -> Result<Self, ComputeError> {
-        if trials.is_empty() {
-            return Err(ComputeError::invalid("trials", "a batch needs a trial"));
+        let lengths: Vec<usize> = trials.iter().map(|&t| data.lengths[t]).collect();
+        Self::first_bins(data, baseline, trials, &lengths, device)
+    }
+
+    /// The first `lengths[k]` bins of each trial `trials[k]` (at most its length): the rest of
+    /// every trial is left out, as if the trial ended there (zero spikes and inputs, masked).
+    pub fn first_bins(
+        data: &TrialSet,
+        baseline: &[f64],
+        trials: &[usize],
+        lengths: &[usize],
+        device: &Device,
+    ) -> Result<Self, ComputeError> {
+        if trials.is_empty() || trials.len() != lengths.len() {
+            return Err(ComputeError::invalid(
+                "trials",
+                "a batch needs a trial and one length per trial",
+            ));
+        }
+        if trials
+            .iter()
+            .zip(lengths)
+            .any(|(&t, &l)| l > data.lengths[t])
+        {
+            return Err(ComputeError::invalid(
+                "lengths",
+                "a batch cannot run past a trial's length",
+            ));
         }
         let n = data.n_neurons;
-        let lengths: Vec<usize> = trials.iter().map(|&t| data.lengths[t]).collect();
+        let lengths = lengths.to_vec();
         let bins = lengths.iter().copied().max().unwrap_or(1).max(1);
         let rows = trials.len() * bins;
         let mut spikes = Vec::with_capacity(rows * n);
@@ -126,11 +152,17 @@ impl Batch {
         for (&trial, &length) in trials.iter().zip(&lengths) {
             for bin in 0..bins {
                 let start = data.spike_index(trial, bin, 0);
-                spikes.extend_from_slice(&data.spikes[start..start + n]);
                 #[allow(clippy::cast_possible_truncation)]
                 base.extend(baseline[start..start + n].iter().map(|&b| b as f32));
-                inputs.extend_from_slice(&data.input(trial, bin));
-                mask.push(if bin < length { 1.0f32 } else { 0.0 });
+                if bin < length {
+                    spikes.extend_from_slice(&data.spikes[start..start + n]);
+                    inputs.extend_from_slice(&data.input(trial, bin));
+                    mask.push(1.0f32);
+                } else {
+                    spikes.extend(std::iter::repeat_n(0.0f32, n));
+                    inputs.extend([0.0f32; INPUT_DIM]);
+                    mask.push(0.0);
+                }
             }
         }
         let log_factorial = log_factorials(&spikes);

@@ -26,6 +26,14 @@ pub struct EpochRecord {
     pub validation_nll: f64,
     /// Mean transition KL per valid bin on the validation trials, nats.
     pub validation_kl: f64,
+    /// Held-out predictive NLL per predicted bin on the validation trials, nats (NaN in
+    /// histories saved before it existed).
+    #[serde(default = "not_a_number")]
+    pub validation_predictive_nll: f64,
+}
+
+fn not_a_number() -> f64 {
+    f64::NAN
 }
 
 /// The coordinates plots are drawn in: display z' = A z + c from the model's latent z.
@@ -118,6 +126,17 @@ pub struct FindrResult {
     pub test_nll: f64,
     /// Poisson NLL per valid bin of the baseline alone on the test fold, nats.
     pub test_nll_baseline_only: f64,
+    /// Held-out predictive NLL per predicted bin on the test fold, nats: the encoder sees the
+    /// first part of each trial, the learned prior predicts the rest (see
+    /// [`crate::predictive`]). NaN for results saved before it existed.
+    #[serde(default = "not_a_number")]
+    pub heldout_predictive_nll: f64,
+    /// The baseline alone on the same predicted bins, nats per bin.
+    #[serde(default = "not_a_number")]
+    pub heldout_predictive_nll_baseline_only: f64,
+    /// Standard error of the predictive gain (baseline minus model, per bin) across test trials.
+    #[serde(default = "not_a_number")]
+    pub heldout_predictive_gain_se: f64,
     /// The display frame.
     pub frame: Frame,
     /// The map from the model's latent to the display frame.
@@ -153,9 +172,27 @@ pub struct FindrResult {
 /// near 0.002; fits that recover a planted flow sit well above 0.01.
 pub const COLLAPSED_KL_PER_BIN: f64 = 0.01;
 
-/// Why a fit with transition KL `kept_kl` at its kept epoch and held-out NLLs `test_nll` (with
-/// the latent) and `baseline_nll` (baseline alone) does not support a latent flow.
-fn unsupported_reasons(kept_kl: Option<f64>, test_nll: f64, baseline_nll: f64) -> Vec<String> {
+/// Standard errors by which the held-out predictive gain over the baseline must exceed zero
+/// for the latent to count as predicting unseen spikes.
+pub const PREDICTIVE_GAIN_STANDARD_ERRORS: f64 = 2.0;
+
+/// The held-out predictive NLLs of a fit, as [`unsupported_reasons`] reads them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Predictive {
+    nll: f64,
+    baseline_nll: f64,
+    gain_se: f64,
+}
+
+/// Why a fit with transition KL `kept_kl` at its kept epoch, held-out reconstruction NLLs
+/// `test_nll` (with the latent) and `baseline_nll` (baseline alone), and held-out predictive
+/// NLLs `predictive` does not support a latent flow.
+fn unsupported_reasons(
+    kept_kl: Option<f64>,
+    test_nll: f64,
+    baseline_nll: f64,
+    predictive: Predictive,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     // A NaN KL fails the comparison, so it counts as no information.
     if let Some(kl) = kept_kl
@@ -175,6 +212,23 @@ fn unsupported_reasons(kept_kl: Option<f64>, test_nll: f64, baseline_nll: f64) -
              NLL {test_nll:.5} against {baseline_nll:.5} nats per bin)"
         ));
     }
+    // Results saved before the predictive score existed have NaN there and are not judged on it.
+    let Predictive {
+        nll,
+        baseline_nll,
+        gain_se,
+    } = predictive;
+    if nll.is_finite() && baseline_nll.is_finite() {
+        let gain = baseline_nll - nll;
+        let margin = PREDICTIVE_GAIN_STANDARD_ERRORS * gain_se.max(0.0);
+        if !(gain > 0.0 && gain > margin) {
+            reasons.push(format!(
+                "the learned flow does not predict unseen spikes better than the baseline alone \
+                 (held-out predictive NLL {nll:.5} against {baseline_nll:.5} nats per bin; gain \
+                 {gain:.5} ± {gain_se:.5})"
+            ));
+        }
+    }
     reasons
 }
 
@@ -187,6 +241,11 @@ impl FindrResult {
             self.kept_validation_kl(),
             self.test_nll,
             self.test_nll_baseline_only,
+            Predictive {
+                nll: self.heldout_predictive_nll,
+                baseline_nll: self.heldout_predictive_nll_baseline_only,
+                gain_se: self.heldout_predictive_gain_se,
+            },
         )
     }
 
@@ -212,17 +271,43 @@ mod support_tests {
 
     #[test]
     fn collapsed_or_uninformative_fits_are_named() {
-        assert!(unsupported_reasons(Some(0.05), 1.0, 1.1).is_empty());
-        let collapsed = unsupported_reasons(Some(0.002), 1.0, 1.1);
+        let gains = Predictive {
+            nll: 1.0,
+            baseline_nll: 1.1,
+            gain_se: 0.01,
+        };
+        assert!(unsupported_reasons(Some(0.05), 1.0, 1.1, gains).is_empty());
+        let collapsed = unsupported_reasons(Some(0.002), 1.0, 1.1, gains);
         assert!(
             collapsed.len() == 1 && collapsed[0].contains("0.0020 nats per bin"),
             "{collapsed:?}"
         );
-        let no_gain = unsupported_reasons(Some(0.05), 1.2, 1.1);
+        let no_gain = unsupported_reasons(Some(0.05), 1.2, 1.1, gains);
         assert!(
             no_gain.len() == 1 && no_gain[0].contains("baseline alone"),
             "{no_gain:?}"
         );
-        assert_eq!(unsupported_reasons(Some(f64::NAN), f64::NAN, 1.0).len(), 2);
+        // A predictive gain within two standard errors of zero is no gain.
+        let noisy = Predictive {
+            gain_se: 0.06,
+            ..gains
+        };
+        let unpredictive = unsupported_reasons(Some(0.05), 1.0, 1.1, noisy);
+        assert!(
+            unpredictive.len() == 1 && unpredictive[0].contains("unseen spikes"),
+            "{unpredictive:?}"
+        );
+        let worse = Predictive { nll: 1.2, ..gains };
+        assert_eq!(unsupported_reasons(Some(0.05), 1.0, 1.1, worse).len(), 1);
+        // Results saved before the predictive score are not judged on it.
+        let unknown = Predictive {
+            nll: f64::NAN,
+            ..gains
+        };
+        assert!(unsupported_reasons(Some(0.05), 1.0, 1.1, unknown).is_empty());
+        assert_eq!(
+            unsupported_reasons(Some(f64::NAN), f64::NAN, 1.0, unknown).len(),
+            2
+        );
     }
 }

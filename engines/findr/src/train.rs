@@ -1,7 +1,8 @@
 //! Training FINDR: SGD with momentum, global-norm gradient clipping, a linear warm-up followed by
 //! an SGDR cosine schedule (restarts, each cycle `cycle_growth` times longer), the β_KL warm-up
 //! β_KL·(1 − decay^epoch), L2 on every weight, k-fold splits, and early stopping that keeps the
-//! weights with the lowest validation loss (NLL + β_KL·KL at full weight, so epochs compare).
+//! weights with the best validation score: the held-out predictive NLL by default (see
+//! [`crate::predictive`]), or the validation loss NLL + β_KL·KL at full weight.
 
 use candle_core::{Tensor, Var};
 use rand::seq::SliceRandom;
@@ -11,6 +12,7 @@ use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 
 use crate::model::{Batch, FindrModel};
+use crate::predictive::{PredictiveParams, predictive_score};
 use crate::result::EpochRecord;
 use crate::trials::TrialSet;
 
@@ -45,8 +47,25 @@ pub struct TrainParams {
     pub folds: usize,
     /// Which fold is the test fold (0-based).
     pub fold: usize,
-    /// Stop when the validation loss has not improved for this many epochs.
+    /// Stop when the validation score has not improved for this many epochs.
     pub patience_epochs: usize,
+    /// Which validation score picks the kept epoch and drives early stopping.
+    pub select_by: Selection,
+    /// The held-out predictive likelihood (validation every epoch, test at the end).
+    pub predictive: PredictiveParams,
+}
+
+/// The validation score that picks the kept epoch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Selection {
+    /// The held-out predictive NLL of the unseen part of each validation trial
+    /// ([`crate::predictive`]): what the learned flow predicts, which a collapsed latent cannot
+    /// fake.
+    #[default]
+    HeldOutPredictive,
+    /// The validation loss NLL + β_KL·KL at full weight (the reconstruction with the encoder
+    /// reading every spike).
+    Elbo,
 }
 
 /// The default is the FINDR panel's one-click fit: 80 epochs of batches of 8 trials at learning
@@ -71,6 +90,8 @@ impl Default for TrainParams {
             folds: 5,
             fold: 0,
             patience_epochs: 60,
+            select_by: Selection::default(),
+            predictive: PredictiveParams::default(),
         }
     }
 }
@@ -144,7 +165,7 @@ impl TrainParams {
                 "must be at least 1",
             ));
         }
-        Ok(())
+        self.predictive.validate()
     }
 
     /// The learning rate at fractional epoch `epoch` (0 at the start of training): linear
@@ -397,6 +418,16 @@ pub fn train(
             &split.validation,
             Some(validation_seed),
         )?;
+        let validation_predictive_nll = predictive_score(
+            model,
+            data,
+            baseline,
+            &split.validation,
+            &params.predictive,
+            params.predictive.validation_samples,
+            derive_seed(seed, 4),
+        )?
+        .nll;
         let record = EpochRecord {
             epoch,
             learning_rate,
@@ -405,15 +436,22 @@ pub fn train(
             train_kl: kl_sum / bins,
             validation_nll,
             validation_kl,
+            validation_predictive_nll,
         };
-        if !(record.train_nll.is_finite() && validation_nll.is_finite()) {
+        if !(record.train_nll.is_finite()
+            && validation_nll.is_finite()
+            && validation_predictive_nll.is_finite())
+        {
             return Err(ComputeError::Numerical(format!(
                 "the loss became non-finite at epoch {epoch}; lower the learning rate"
             )));
         }
         history.push(record);
         on_epoch(&record);
-        let validation_loss = validation_nll + params.beta_kl * validation_kl;
+        let validation_loss = match params.select_by {
+            Selection::HeldOutPredictive => validation_predictive_nll,
+            Selection::Elbo => validation_nll + params.beta_kl * validation_kl,
+        };
         if validation_loss < best.0 {
             best = (validation_loss, epoch, snapshot(&vars)?);
         }
@@ -421,7 +459,8 @@ pub fn train(
         progress.set(
             epoch as f64 / params.max_epochs as f64,
             format!(
-                "epoch {epoch}/{}: validation NLL {validation_nll:.4}, KL {validation_kl:.4}",
+                "epoch {epoch}/{}: validation NLL {validation_nll:.4}, KL {validation_kl:.4}, \
+                 predictive NLL {validation_predictive_nll:.4}",
                 params.max_epochs
             ),
         );

@@ -224,6 +224,17 @@ impl Declare for P {
                 field!(P, fit.train.patience_epochs),
             )
             .range(1.0, 100_000.0),
+            Param::new(
+                "fit.train.predictive.observed_fraction",
+                "Predictive: fraction seen",
+                field!(P, fit.train.predictive.observed_fraction),
+            )
+            .range(0.01, 0.99)
+            .speed(0.01)
+            .tooltip(
+                "The held-out predictive likelihood shows the encoder this fraction of each \
+                 validation or test trial and scores the learned flow's prediction of the rest.",
+            ),
             Param::new("fit.train.folds", "Folds", field!(P, fit.train.folds)).range(2.0, 100.0),
             Param::new("train.fold", "Test fold", field!(P, fit.train.fold)).range(0.0, 99.0),
             Param::new("fit.seed", "Fit seed", field!(P, fit_seed)).seed(),

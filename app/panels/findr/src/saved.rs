@@ -15,7 +15,7 @@ use benchtop_kit::panel::{from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 
 /// Columns of the training-history table and its sidecar array.
-pub(super) const HISTORY_COLUMNS: [&str; 7] = [
+pub(super) const HISTORY_COLUMNS: [&str; 8] = [
     "epoch",
     "learning_rate",
     "kl_weight",
@@ -23,7 +23,11 @@ pub(super) const HISTORY_COLUMNS: [&str; 7] = [
     "train_kl",
     "validation_nll",
     "validation_kl",
+    "validation_predictive_nll",
 ];
+
+/// Columns of histories saved before the predictive NLL existed (read; its column is NaN).
+const OLD_HISTORY_COLUMNS: usize = 7;
 
 /// One epoch as a row of [`HISTORY_COLUMNS`].
 #[allow(clippy::cast_precision_loss)]
@@ -36,6 +40,7 @@ pub(super) fn history_row(record: &EpochRecord) -> Vec<f64> {
         record.train_kl,
         record.validation_nll,
         record.validation_kl,
+        record.validation_predictive_nll,
     ]
 }
 
@@ -49,6 +54,7 @@ fn history_record(row: &[f64]) -> EpochRecord {
         train_kl: row[4],
         validation_nll: row[5],
         validation_kl: row[6],
+        validation_predictive_nll: row.get(7).copied().unwrap_or(f64::NAN),
     }
 }
 
@@ -278,9 +284,10 @@ pub(super) fn restore_fit(
         let (shape, values) = sidecar.read_f64(file)?;
         let columns = HISTORY_COLUMNS.len();
         anyhow::ensure!(
-            shape.len() == 2 && shape[1] == columns,
+            shape.len() == 2 && (shape[1] == columns || shape[1] == OLD_HISTORY_COLUMNS),
             "{file}: expected {columns} columns, found shape {shape:?}"
         );
+        let columns = shape[1];
         history = values.chunks_exact(columns).map(history_record).collect();
     }
     let Some(value) = &results.fit else {

@@ -1,5 +1,5 @@
 //! What the FINDR panel's sweeps record (the parameters they vary are declared in
-//! [`crate::params`]): the test NLL, the best epoch, the attractor error (synthetic data) and
+//! [`crate::params`]): the test NLL, the held-out predictive gain, the best epoch, the attractor error (synthetic data) and
 //! the number of stable fixed points, and one point's evaluation.
 
 use std::collections::BTreeMap;
@@ -18,6 +18,10 @@ pub fn outputs() -> Vec<SweepOutput> {
         SweepOutput::new(
             "fit.test_nll_gain",
             "Baseline-only minus model test NLL (nats per bin)",
+        ),
+        SweepOutput::new(
+            "fit.predictive_gain",
+            "Baseline-only minus model held-out predictive NLL (nats per bin)",
         ),
         SweepOutput::new("fit.best_epoch", "Best epoch"),
         SweepOutput::new(
@@ -83,6 +87,10 @@ pub fn evaluate(
         (
             "fit.test_nll_gain",
             result.test_nll_baseline_only - result.test_nll,
+        ),
+        (
+            "fit.predictive_gain",
+            result.heldout_predictive_nll_baseline_only - result.heldout_predictive_nll,
         ),
         ("fit.best_epoch", result.best_epoch as f64),
         ("fit.stable_fixed_points", stable),
