@@ -10,6 +10,7 @@
 //! - [`load`]: reading trials from NPZ (FINDR's layout) or CSV, and writing them.
 //! - [`softplus`]: the softplus link and its inverse.
 //! - [`baseline`]: the per-neuron baseline (ridge regression on radial basis functions).
+//! - [`confidence`]: how many restarts found each fixed point.
 //! - [`analysis`]: fixed points of a 2-D flow with Jacobian eigenvalues and stability labels.
 //! - [`linalg`]: small dense solves and 2×2 eigenvalues.
 //! - [`gnsde`]: the gated neural SDE prior cell (candle) and the one-step transition KL.
@@ -31,6 +32,7 @@ pub mod analysis;
 pub mod baseline;
 pub mod bench;
 pub mod clicks;
+pub mod confidence;
 pub mod encoder;
 pub mod field;
 pub mod flow_weights;

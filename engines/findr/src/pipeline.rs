@@ -9,6 +9,7 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 
 use crate::analysis::{FixedPoint, FixedPointParams, Stability, find_fixed_points};
 use crate::baseline::{self, BaselineParams};
+use crate::confidence::support_counts;
 use crate::field::{FlowGrid, flow_grid};
 use crate::flow_weights::FlowWeights;
 use crate::frame::{align, orthogonalised_readout, transformed_flow};
@@ -17,7 +18,7 @@ use crate::predictive::predictive_score;
 use crate::result::{EpochRecord, FindrResult, Frame, PlantedComparison};
 use crate::softplus::softplus;
 use crate::synthetic::{PlantedTruth, RATE_FLOOR_HZ};
-use crate::train::{TrainParams, evaluate, split, train};
+use crate::train::{Selection, Split, TrainOutcome, TrainParams, evaluate, split, train};
 use crate::trajectories::{
     click_probability, group_means, nearest_node, noiseless_paths, psths, trial_groups, visits,
 };
@@ -37,6 +38,9 @@ pub struct AnalysisParams {
     pub fixed_points: FixedPointParams,
     /// A cell is in the sample zone when at least this fraction of trials visits it.
     pub sample_zone_min_fraction: f64,
+    /// A restart's fixed point matches a reported one of the same stability within this
+    /// fraction of the flow grid's diagonal (display frame).
+    pub restart_match_fraction: f64,
 }
 
 impl Default for AnalysisParams {
@@ -49,12 +53,13 @@ impl Default for AnalysisParams {
                 ..FixedPointParams::default()
             },
             sample_zone_min_fraction: 0.01,
+            restart_match_fraction: 0.05,
         }
     }
 }
 
 /// Everything a fit needs besides the data and the seed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FindrParams {
     /// The baseline fit.
@@ -65,6 +70,22 @@ pub struct FindrParams {
     pub train: TrainParams,
     /// The analysis.
     pub analysis: AnalysisParams,
+    /// Fits trained on the same trials and folds with different seeds (1: one fit). The one
+    /// with the best validation score is reported; the others give each of its fixed points a
+    /// confidence (how many fits found it).
+    pub restarts: usize,
+}
+
+impl Default for FindrParams {
+    fn default() -> Self {
+        Self {
+            baseline: BaselineParams::default(),
+            model: ModelConfig::default(),
+            train: TrainParams::default(),
+            analysis: AnalysisParams::default(),
+            restarts: 1,
+        }
+    }
 }
 
 impl FindrParams {
@@ -80,6 +101,17 @@ impl FindrParams {
             return Err(ComputeError::invalid(
                 "sample_zone_min_fraction",
                 "choose a fraction from 0 to 1",
+            ));
+        }
+        if !(1..=100).contains(&self.restarts) {
+            return Err(ComputeError::invalid("restarts", "choose 1 to 100 fits"));
+        }
+        if !(self.analysis.restart_match_fraction > 0.0
+            && self.analysis.restart_match_fraction <= 1.0)
+        {
+            return Err(ComputeError::invalid(
+                "restart_match_fraction",
+                "choose a fraction in (0, 1]",
             ));
         }
         self.analysis.fixed_points.validate()
@@ -213,6 +245,98 @@ fn nearest_attracting(found: &[FixedPoint], target: [f64; 2]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The fit seed of restart `restart` (restart 0 is the fit's own seed).
+fn restart_seed(seed: u64, restart: usize) -> u64 {
+    if restart == 0 {
+        seed
+    } else {
+        derive_seed(seed, 1000 + restart as u64)
+    }
+}
+
+/// One trained model with its training record and its kept validation score.
+struct Trained {
+    model: FindrModel,
+    outcome: TrainOutcome,
+    /// The kept epoch's validation score under the selection rule (lower is better).
+    score: f64,
+}
+
+/// Builds and trains one model from `seed` on the split `folds`.
+#[allow(clippy::too_many_arguments)]
+fn train_one(
+    data: &TrialSet,
+    cells: &[f64],
+    folds: &Split,
+    params: &FindrParams,
+    seed: u64,
+    device: &Device,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_epoch: &mut dyn FnMut(&EpochRecord),
+) -> Result<Trained, ComputeError> {
+    let model = FindrModel::new(
+        &params.model,
+        data.n_neurons,
+        data.bin_s,
+        mean_rate_hz(data),
+        derive_seed(seed, 11),
+        device,
+    )?;
+    let outcome = train(
+        &model,
+        data,
+        cells,
+        folds,
+        &params.train,
+        derive_seed(seed, 12),
+        progress,
+        cancel,
+        on_epoch,
+    )?;
+    let score = outcome
+        .history
+        .iter()
+        .find(|r| r.epoch == outcome.best_epoch)
+        .map_or(f64::INFINITY, |r| match params.train.select_by {
+            Selection::HeldOutPredictive => r.validation_predictive_nll,
+            Selection::Elbo => r.validation_nll + params.train.beta_kl * r.validation_kl,
+        });
+    Ok(Trained {
+        model,
+        outcome,
+        score,
+    })
+}
+
+/// The fixed points of `model`'s autonomous flow in another fit's display frame, found through
+/// the affine map from `model`'s posterior means onto that fit's (`target`, display frame,
+/// every valid bin in trial order). A restart whose latent has collapsed to a line has no map
+/// and finds none.
+fn restart_fixed_points(
+    model: &FindrModel,
+    data: &TrialSet,
+    cells: &[f64],
+    device: &Device,
+    target: &[[f64; 2]],
+    search: &FixedPointParams,
+    cancel: &CancelToken,
+) -> Result<Vec<FixedPoint>, ComputeError> {
+    let source: Vec<[f64; 2]> = posterior_means(model, data, cells, device)?
+        .into_iter()
+        .flatten()
+        .collect();
+    let (map, _) = align(&source, target)?;
+    let weights = FlowWeights::from_flow(model.prior.flow())?;
+    let per_second = 1.0 / model.config().tau_s;
+    let autonomous = match transformed_flow(|z| weights.autonomous_2d(z), map, per_second) {
+        Ok(flow) => flow,
+        Err(ComputeError::Numerical(_)) => return Ok(Vec::new()),
+        Err(other) => return Err(other),
+    };
+    find_fixed_points(autonomous, search, cancel)
+}
+
 /// Fits FINDR to `data`: the baseline, then the VAE on fold `params.train.fold` (calling
 /// `on_epoch` after every epoch), then the analysis in the display frame (aligned to the planted
 /// latents when `truth` is given, the orthogonalised readout otherwise).
@@ -253,25 +377,33 @@ fn fit_here(
         derive_seed(seed, 10),
     )?;
     let device = Device::Cpu;
-    let model = FindrModel::new(
-        &params.model,
-        data.n_neurons,
-        data.bin_s,
-        mean_rate_hz(data),
-        derive_seed(seed, 11),
-        &device,
-    )?;
-    let outcome = train(
-        &model,
-        data,
-        &cells,
-        &folds,
-        &params.train,
-        derive_seed(seed, 12),
-        &progress.slice(0.05, 0.9),
-        cancel,
-        on_epoch,
-    )?;
+    let fits = params.restarts;
+    let mut trained = Vec::with_capacity(fits);
+    for restart in 0..fits {
+        #[allow(clippy::cast_precision_loss)]
+        let share = |k: usize| 0.05 + 0.85 * k as f64 / fits as f64;
+        let slice = progress.slice(share(restart), share(restart + 1));
+        let mut quiet = |_: &EpochRecord| {};
+        // Only the first fit streams its epochs (the result carries the kept fit's history).
+        let sink: &mut dyn FnMut(&EpochRecord) = if restart == 0 { on_epoch } else { &mut quiet };
+        trained.push(train_one(
+            data,
+            &cells,
+            &folds,
+            params,
+            restart_seed(seed, restart),
+            &device,
+            &slice,
+            cancel,
+            sink,
+        )?);
+    }
+    let chosen = trained
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+        .map_or(0, |(k, _)| k);
+    let Trained { model, outcome, .. } = trained.remove(chosen);
     progress.set(0.9, "analysing the learned flow");
     // The same one-sample estimate as the validation curve, so the numbers compare.
     let test_nll = evaluate(
@@ -388,6 +520,27 @@ fn fit_here(
     let fixed_points_outside_sample_zone = found.iter().filter(|p| !in_zone(p)).count();
     let fixed_points: Vec<FixedPoint> = found.into_iter().filter(|p| in_zone(p)).collect();
 
+    // The other restarts, each mapped onto this fit's display frame through its posterior means.
+    let display_means: Vec<[f64; 2]> = means
+        .iter()
+        .flatten()
+        .map(|&z| to_display.apply(z))
+        .collect();
+    let mut restart_points = Vec::with_capacity(trained.len());
+    for other in &trained {
+        restart_points.push(restart_fixed_points(
+            &other.model,
+            data,
+            &cells,
+            &device,
+            &display_means,
+            &fixed_point_params,
+            cancel,
+        )?);
+    }
+    let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
+    let fixed_point_support = support_counts(&fixed_points, &restart_points, radius);
+
     let (values, group) = trial_groups(data, truth.map(|t| t.gammas.as_slice()), FALLBACK_GROUPS);
     let trajectories = group_means(&paths, &values, &group, |z| to_display.apply(z));
     let readout: Vec<f32> = model.readout_hz()?.flatten_all()?.to_vec1()?;
@@ -443,6 +596,9 @@ fn fit_here(
         sample_zone_min_visits,
         fixed_points,
         fixed_points_outside_sample_zone,
+        fits,
+        kept_fit: chosen,
+        fixed_point_support,
         trajectories,
         psths: model_psths,
         planted,
@@ -548,14 +704,15 @@ mod tests {
         );
     }
 
-    /// A cut-down example: the planted bistable flow read out by 40 neurons, a small model
-    /// trained for a few epochs; `gain` is the readout gain (0: the latent leaves no trace).
-    fn small_planted_fit(gain: f64, seed: u64) -> FindrResult {
+    /// A cut-down example: the planted bistable flow (150 trials of 50–100 bins) read out by 60
+    /// neurons, a small model trained for 20 epochs (`FINDR_TEST_*` variables override the
+    /// sizes); `gain` is the readout gain (0: the latent leaves no trace).
+    fn small_planted_fit(gain: f64, seed: u64, restarts: usize) -> FindrResult {
         let synthetic = SyntheticParams {
-            n_trials: 120,
-            n_neurons: 40,
-            min_bins: 40,
-            max_bins: 60,
+            n_trials: env_usize("FINDR_TEST_TRIALS", 150),
+            n_neurons: env_usize("FINDR_TEST_NEURONS", 60),
+            min_bins: env_usize("FINDR_TEST_MIN_BINS", 50),
+            max_bins: env_usize("FINDR_TEST_MAX_BINS", 100),
             readout_gain_hz: gain,
             ..SyntheticParams::default()
         };
@@ -567,13 +724,14 @@ mod tests {
                 ..ModelConfig::default()
             },
             train: TrainParams {
-                max_epochs: env_usize("FINDR_TEST_EPOCHS", 15),
+                max_epochs: env_usize("FINDR_TEST_EPOCHS", 20),
                 ..TrainParams::default()
             },
             analysis: AnalysisParams {
                 grid_size: 9,
                 ..AnalysisParams::default()
             },
+            restarts,
             ..FindrParams::default()
         };
         let start = std::time::Instant::now();
@@ -611,8 +769,51 @@ mod tests {
                 result.test_nll_baseline_only,
                 result.unsupported_reasons()
             );
+            for (p, n) in result.fixed_points.iter().zip(&result.fixed_point_support) {
+                println!(
+                    "{:?} {:?} {:?} found by {n} of {}",
+                    p.z, p.eigenvalues, p.stability, result.fits
+                );
+            }
+            println!(
+                "kept fit {}, errors {:?}",
+                result.kept_fit,
+                result.planted.as_ref().map(|p| p.attractor_errors)
+            );
         }
         result
+    }
+
+    /// Restarts give each reported fixed point a confidence: with three fits on the planted
+    /// bistable flow, the kept fit's attractors near ±(1, 0) are found by at least two of them.
+    #[test]
+    fn findr_restarts_count_the_fits_that_find_each_fixed_point() {
+        let result = small_planted_fit(20.0, 1, 3);
+        assert_eq!(result.fits, 3);
+        assert!(result.kept_fit < 3);
+        assert_eq!(result.fixed_point_support.len(), result.fixed_points.len());
+        assert!(
+            result
+                .fixed_point_support
+                .iter()
+                .all(|&n| (1..=3).contains(&n))
+        );
+        for sign in [1.0, -1.0] {
+            let supported = result
+                .fixed_points
+                .iter()
+                .zip(&result.fixed_point_support)
+                .any(|(p, &n)| {
+                    p.stability == Stability::Stable
+                        && (p.z[0] - sign).hypot(p.z[1]) < 0.3
+                        && n >= 2
+                });
+            assert!(
+                supported,
+                "no attractor near ({sign}, 0) found by two fits: {:?}",
+                result.fixed_points
+            );
+        }
     }
 
     fn env_usize(key: &str, default: usize) -> usize {
@@ -628,7 +829,7 @@ mod tests {
     /// gains nothing and the fit says its latent is unsupported.
     #[test]
     fn findr_heldout_predictive_gain_tells_signal_from_none() {
-        let planted = small_planted_fit(20.0, 1);
+        let planted = small_planted_fit(20.0, 1, 1);
         let gain = planted.heldout_predictive_nll_baseline_only - planted.heldout_predictive_nll;
         assert!(
             gain > 2.0 * planted.heldout_predictive_gain_se,
@@ -640,7 +841,7 @@ mod tests {
             "{:?}",
             planted.unsupported_reasons()
         );
-        let none = small_planted_fit(0.0, 1);
+        let none = small_planted_fit(0.0, 1, 1);
         let gain = none.heldout_predictive_nll_baseline_only - none.heldout_predictive_nll;
         assert!(
             gain <= 2.0 * none.heldout_predictive_gain_se,

@@ -36,6 +36,10 @@ fn not_a_number() -> f64 {
     f64::NAN
 }
 
+fn one() -> usize {
+    1
+}
+
 /// The coordinates plots are drawn in: display z' = A z + c from the model's latent z.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Frame {
@@ -158,6 +162,17 @@ pub struct FindrResult {
     pub fixed_points: Vec<FixedPoint>,
     /// Fixed points found outside the sample zone and left out of `fixed_points`.
     pub fixed_points_outside_sample_zone: usize,
+    /// Fits trained with different seeds on the same trials and folds (1 when no restarts).
+    #[serde(default = "one")]
+    pub fits: usize,
+    /// Which of them is reported (the best validation score), from 0.
+    #[serde(default)]
+    pub kept_fit: usize,
+    /// For each of `fixed_points`, how many of the `fits` found a fixed point of the same
+    /// stability nearby after mapping onto this fit's display frame (itself included; empty for
+    /// results saved before restarts existed).
+    #[serde(default)]
+    pub fixed_point_support: Vec<usize>,
     /// Trial-averaged noiseless trajectories by group.
     pub trajectories: Vec<GroupTrajectory>,
     /// Data and model PSTHs by group.

@@ -190,6 +190,7 @@ impl FitTab {
                 "fit.train.folds",
                 "train.fold",
                 "fit.seed",
+                "fit.restarts",
             ],
         );
         let issues = fit_issues(&cx.params.fit, bin_s);
@@ -361,25 +362,37 @@ fn stability_name(stability: Stability) -> &'static str {
 
 /// The fit's key numbers for `summary.json`.
 pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
-    let points = |points: &[benchtop_findr::analysis::FixedPoint]| -> Vec<serde_json::Value> {
-        points
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "z": p.z,
-                    "eigenvalues": [[p.eigenvalues[0].0, p.eigenvalues[0].1],
-                                    [p.eigenvalues[1].0, p.eigenvalues[1].1]],
-                    "stability": stability_name(p.stability),
-                })
-            })
-            .collect()
+    let point = |p: &benchtop_findr::analysis::FixedPoint| {
+        serde_json::json!({
+            "z": p.z,
+            "eigenvalues": [[p.eigenvalues[0].0, p.eigenvalues[0].1],
+                            [p.eigenvalues[1].0, p.eigenvalues[1].1]],
+            "stability": stability_name(p.stability),
+        })
     };
+    let points = |points: &[benchtop_findr::analysis::FixedPoint]| -> Vec<serde_json::Value> {
+        points.iter().map(point).collect()
+    };
+    // The fit's own points carry how many of the restarts found them.
+    let found: Vec<serde_json::Value> = result
+        .fixed_points
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let mut value = point(p);
+            if let (Some(object), Some(count)) =
+                (value.as_object_mut(), result.fixed_point_support.get(k))
+            {
+                object.insert("found_by_fits".to_owned(), (*count).into());
+            }
+            value
+        })
+        .collect();
     let planted = result.planted.as_ref();
     // The fixed points of a fit that does not support a latent flow are not findings: they go
     // under their own key, and the notes say why.
     let notes = result.unsupported_reasons();
     let supported = notes.is_empty();
-    let found = points(&result.fixed_points);
     serde_json::json!({
         "frame": format!("{:?}", result.frame),
         "latent_supported": supported,
@@ -388,6 +401,8 @@ pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
         "fixed_points": if supported { found.clone() } else { Vec::new() },
         "fixed_points_unsupported": if supported { Vec::new() } else { found },
         "fixed_points_outside_sample_zone": result.fixed_points_outside_sample_zone,
+        "fits": result.fits,
+        "kept_fit": result.kept_fit,
         "planted_fixed_points": planted.map(|p| points(&p.planted_fixed_points)),
         "planted_attractors": planted.map(|p| p.planted_attractors),
         "attractor_errors": planted.map(|p| p.attractor_errors),

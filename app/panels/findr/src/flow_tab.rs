@@ -135,7 +135,25 @@ impl FlowTab {
             );
         }
         ui.strong(format!("Fixed points ({})", result.fixed_points.len()));
-        fixed_point_table(ui, "findr fixed points", &result.fixed_points);
+        fixed_point_table(
+            ui,
+            "findr fixed points",
+            &result.fixed_points,
+            Some((&result.fixed_point_support, result.fits)),
+        );
+        if result.fits > 1 {
+            ui.weak(format!(
+                "{} fits with different seeds; fit {} (the best validation score) is shown, and \
+                 each point counts the fits that found a point of the same kind nearby.",
+                result.fits,
+                result.kept_fit + 1
+            ));
+        } else {
+            ui.weak(
+                "One fit: set fit.restarts above 1 to see how many fits with other seeds find \
+                 each point.",
+            );
+        }
         if result.fixed_points_outside_sample_zone > 0 {
             ui.weak(format!(
                 "{} more outside the sample zone (where no trajectory goes) are not listed",
@@ -147,7 +165,12 @@ impl FlowTab {
                 "Planted fixed points ({})",
                 planted.planted_fixed_points.len()
             ));
-            fixed_point_table(ui, "findr planted points", &planted.planted_fixed_points);
+            fixed_point_table(
+                ui,
+                "findr planted points",
+                &planted.planted_fixed_points,
+                None,
+            );
         }
         ui.separator();
         if ui.button("Export flow CSV…").clicked()
@@ -185,15 +208,29 @@ fn stability_rank(stability: Stability) -> u8 {
     }
 }
 
-fn fixed_point_table(ui: &mut egui::Ui, id: &str, points: &[FixedPoint]) {
-    let mut sorted: Vec<&FixedPoint> = points.iter().collect();
-    sorted.sort_by_key(|p| stability_rank(p.stability));
+/// How many of a fit's restarts found each of its fixed points: the counts (parallel to the
+/// points) and the number of fits.
+type Support<'a> = (&'a [usize], usize);
+
+fn fixed_point_table(
+    ui: &mut egui::Ui,
+    id: &str,
+    points: &[FixedPoint],
+    support: Option<Support<'_>>,
+) {
+    let mut sorted: Vec<usize> = (0..points.len()).collect();
+    sorted.sort_by_key(|&k| stability_rank(points[k].stability));
+    let support = support.filter(|(counts, _)| counts.len() == points.len());
     egui::Grid::new(id).striped(true).show(ui, |ui| {
         ui.strong("z");
         ui.strong("Eigenvalues (1/s)");
         ui.strong("Kind");
+        if support.is_some() {
+            ui.strong("Found by");
+        }
         ui.end_row();
-        for p in sorted.iter().take(TABLE_ROWS) {
+        for &k in sorted.iter().take(TABLE_ROWS) {
+            let p = &points[k];
             ui.label(format!("({:.2}, {:.2})", p.z[0], p.z[1]));
             ui.label(
                 p.eigenvalues
@@ -214,6 +251,9 @@ fn fixed_point_table(ui: &mut egui::Ui, id: &str, points: &[FixedPoint]) {
                 ui.strong(label);
             } else {
                 ui.colored_label(egui::Color32::from_rgb(color.r, color.g, color.b), label);
+            }
+            if let Some((counts, fits)) = support {
+                ui.label(format!("{} of {fits} fits", counts[k]));
             }
             ui.end_row();
         }

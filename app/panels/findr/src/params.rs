@@ -238,6 +238,13 @@ impl Declare for P {
             Param::new("fit.train.folds", "Folds", field!(P, fit.train.folds)).range(2.0, 100.0),
             Param::new("train.fold", "Test fold", field!(P, fit.train.fold)).range(0.0, 99.0),
             Param::new("fit.seed", "Fit seed", field!(P, fit_seed)).seed(),
+            Param::new("fit.restarts", "Restarts (fits)", field!(P, fit.restarts))
+                .range(1.0, 100.0)
+                .tooltip(
+                    "Fits with different seeds on the same trials and folds: the best \
+                     validation score is shown, and each fixed point counts the fits that \
+                     found it.",
+                ),
         ]
     }
 }

@@ -89,6 +89,22 @@ fn findr_panel_generates_trains_draws_saves_and_reopens() {
     let best = fitted["best_epoch"].as_u64().expect("best epoch");
     assert!((1..=3).contains(&best), "best epoch {best}");
     assert!(fitted["test_nll"].as_f64().is_some_and(f64::is_finite));
+    for key in [
+        "heldout_predictive_nll",
+        "heldout_predictive_nll_baseline_only",
+        "heldout_predictive_gain_se",
+    ] {
+        assert!(fitted[key].as_f64().is_some_and(f64::is_finite), "{key}: {fitted}");
+    }
+    assert_eq!(fitted["fits"], 1, "{fitted}");
+    let listed = if fitted["latent_supported"] == true {
+        &fitted["fixed_points"]
+    } else {
+        &fitted["fixed_points_unsupported"]
+    };
+    for point in listed.as_array().expect("fixed points") {
+        assert_eq!(point["found_by_fits"], 1, "{point}");
+    }
     assert!(
         fitted["planted_attractors"].is_array(),
         "synthetic: {fitted}"
