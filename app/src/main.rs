@@ -16,10 +16,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     pin_thread_count();
     // resvg and usvg warn about degenerate shapes (e.g. zero-height bars) they skip harmlessly.
-    env_logger::Builder::from_env(
+    let logger = env_logger::Builder::from_env(
         env_logger::Env::default().default_filter_or("warn,tiny_skia=error,usvg=error,resvg=error"),
     )
-    .init();
+    .build();
+    let level = logger.filter();
+    // Watched, so that a system file dialog that cannot be shown hands over to Benchtop's own.
+    if let Err(error) = benchtop_kit::file_dialog::native::install_logger(Box::new(logger), level) {
+        eprintln!("could not install the logger: {error}");
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         None => open_window(None),

@@ -9,11 +9,13 @@
 //! - [`sweep`]: 1-D and 2-D sweeps of any numeric parameter of a panel.
 //! - [`project`]: the project file, its sidecar folder of arrays, atomic writes.
 //! - [`export`]: every figure, table and sweep of a project, and `summary.json`.
+//! - [`file_dialog`]: the system's file dialog when it works, else Benchtop's own.
 //! - [`undo`], [`widgets`]: per-panel undo history and small shared widgets.
 
 pub mod data;
 pub mod export;
 pub mod figure;
+pub mod file_dialog;
 pub mod host;
 pub mod jobs;
 pub mod panel;

@@ -414,6 +414,7 @@ impl<P: 'static> Param<P> {
                 labelled(ui, self.label, drag)
             }
             Widget::Slider => {
+                let before = value;
                 let mut slider = egui::Slider::new(&mut value, min..=max)
                     .logarithmic(self.log)
                     .suffix(self.unit)
@@ -421,20 +422,84 @@ impl<P: 'static> Param<P> {
                 if self.integer {
                     slider = slider.integer();
                 }
-                ui.add(slider)
+                let response = ui.add(slider);
+                if let Some(fine) = self.fine_drag(ui, &response, before, min, max) {
+                    value = fine;
+                }
+                response
             }
         };
-        let response = if self.tooltip.is_empty() {
-            response
-        } else {
-            response.on_hover_text(self.tooltip)
+        let response = match (self.widget, self.tooltip.is_empty()) {
+            (_, true) => response,
+            (Widget::Drag, false) => response.on_hover_text(self.tooltip),
+            (Widget::Slider, false) => {
+                response.on_hover_text(format!("{}\n\n{SLIDER_HINT}", self.tooltip))
+            }
         };
-        if response.changed() {
+        let before = self.get(params);
+        if response.changed() || value.to_bits() != before.to_bits() {
             // The widget keeps the value in range; a computed parameter that refuses keeps
             // its old value.
             let _ = self.set(params, value);
         }
         response
+    }
+}
+
+/// How a slider is handled finely, added to its tooltip.
+pub const SLIDER_HINT: &str =
+    "Hold Shift while dragging for 10× finer steps; click the number to type a value.";
+
+/// How much slower a slider moves with Shift held.
+const FINE_FACTOR: f64 = 10.0;
+
+impl<P: 'static> Param<P> {
+    /// While the slider's rail is dragged with Shift held, the value the drag gives at a tenth
+    /// of the speed (relative to where it was, not where the pointer is); `None` otherwise.
+    /// The position along the rail is kept between frames, so that whole numbers move too.
+    fn fine_drag(
+        &self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        before: f64,
+        min: f64,
+        max: f64,
+    ) -> Option<f64> {
+        let key = response.id.with("fine drag");
+        let shift = ui.input(|i| i.modifiers.shift_only());
+        if !(shift && ui.ctx().is_being_dragged(response.id)) || max <= min {
+            ui.data_mut(|d| d.remove::<f64>(key));
+            return None;
+        }
+        let rail = f64::from(ui.spacing().slider_width.max(1.0));
+        let moved = f64::from(ui.input(|i| i.pointer.delta().x));
+        let start = ui
+            .data(|d| d.get_temp::<f64>(key))
+            .unwrap_or_else(|| self.fraction(before, min, max));
+        let fraction = (start + moved / rail / FINE_FACTOR).clamp(0.0, 1.0);
+        ui.data_mut(|d| d.insert_temp(key, fraction));
+        let value = self.at_fraction(fraction, min, max);
+        Some(if self.integer { value.round() } else { value })
+    }
+
+    /// Where `value` sits along a rail from `min` to `max` (0 to 1), spaced as the widget
+    /// spaces values.
+    fn fraction(&self, value: f64, min: f64, max: f64) -> f64 {
+        let t = if self.log && min > 0.0 {
+            (value / min).ln() / (max / min).ln()
+        } else {
+            (value - min) / (max - min)
+        };
+        t.clamp(0.0, 1.0)
+    }
+
+    /// The value at `fraction` along a rail from `min` to `max` (see [`Self::fraction`]).
+    fn at_fraction(&self, fraction: f64, min: f64, max: f64) -> f64 {
+        if self.log && min > 0.0 {
+            min * (max / min).powf(fraction)
+        } else {
+            min + fraction * (max - min)
+        }
     }
 }
 

@@ -81,8 +81,8 @@ pub fn controls_and_view<T: ?Sized>(
 }
 
 /// A data file field: the path (relative to the project file, or absolute) with `hint` when
-/// empty, and a "Choose file…" button opening a dialog filtered to `extensions`. True when the
-/// path changed.
+/// empty, and a "Choose file…" button opening a dialog filtered to `extensions` (the system's,
+/// else Benchtop's own: see [`crate::file_dialog`]). True when the path changed.
 pub fn file_field(
     ui: &mut egui::Ui,
     label: &str,
@@ -92,11 +92,14 @@ pub fn file_field(
 ) -> bool {
     let mut changed =
         labelled(ui, label, egui::TextEdit::singleline(path).hint_text(hint)).changed();
-    if ui.button("Choose file…").clicked()
-        && let Some(chosen) = rfd::FileDialog::new()
-            .add_filter(filter.0, filter.1)
-            .pick_file()
-    {
+    let open = ui.button("Choose file…").clicked().then(|| {
+        let current = std::path::Path::new(path.as_str());
+        crate::file_dialog::Request::new(crate::file_dialog::Kind::Open, label)
+            .filter(crate::file_dialog::Filter::new(filter.0, filter.1))
+            .folder(current.parent().map(std::path::Path::to_path_buf))
+    });
+    let id = ui.make_persistent_id(("file_field", label));
+    if let Some(chosen) = crate::file_dialog::pick(ui.ctx(), id, open) {
         *path = chosen.display().to_string();
         changed = true;
     }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{BenchtopApp, ExportDialog, Modal, PendingAction, TOUR_PROJECT};
+use super::{BenchtopApp, ExportDialog, FilePurpose, Modal, PendingAction, TOUR_PROJECT};
 use crate::catalog::ProjectDoc;
 use crate::commands::Command;
 use crate::session::Session;
@@ -54,15 +54,7 @@ impl BenchtopApp {
         match action {
             PendingAction::New => self.replace_session(Session::new()),
             PendingAction::Open(Some(path)) => self.open_path(&path),
-            PendingAction::Open(None) => {
-                let picked = rfd::FileDialog::new()
-                    .add_filter("Benchtop project", &[EXTENSION])
-                    .set_title("Open a Benchtop project")
-                    .pick_file();
-                if let Some(path) = picked {
-                    self.open_path(&path);
-                }
-            }
+            PendingAction::Open(None) => self.choose_file(ctx, FilePurpose::Open),
             PendingAction::OpenTour => self.open_tour(),
             PendingAction::OpenRecovered(path) => self.open_recovered(&path),
             PendingAction::Quit => {
@@ -143,16 +135,11 @@ impl BenchtopApp {
         }
     }
 
+    /// Asks for a file name and saves there; false when not saved yet (cancelled, failed, or
+    /// Benchtop's own dialog is asking: it saves once the user chooses).
     fn save_as_dialog(&mut self) -> bool {
-        let picked = rfd::FileDialog::new()
-            .add_filter("Benchtop project", &[EXTENSION])
-            .set_file_name("project.ron")
-            .set_title("Save the Benchtop project")
-            .save_file();
-        match picked {
-            Some(path) => self.save_to(&with_extension(path)),
-            None => false,
-        }
+        self.ask_for_path(&FilePurpose::SaveAs(None))
+            .is_some_and(|path| self.save_to(&with_extension(path)))
     }
 
     /// Saves to `path` (atomically; a failure leaves the old file intact). Returns success.
@@ -284,7 +271,8 @@ impl Step {
     }
 }
 
-fn with_extension(path: PathBuf) -> PathBuf {
+/// `path` with the project extension added when it has another or none.
+pub(super) fn with_extension(path: PathBuf) -> PathBuf {
     if path.extension().is_some_and(|e| e == EXTENSION) {
         path
     } else {

@@ -1,9 +1,18 @@
-//! Modal dialogs (about, paper reference, unsaved changes, export) and the command palette.
+//! Modal dialogs (about, paper reference, unsaved changes, export, files) and the command
+//! palette.
+//!
+//! Files are chosen through [`benchtop_kit::file_dialog`]: the system's dialog when it can be
+//! shown, else Benchtop's own, kept here as [`Modal::File`] until the user chooses.
+
+use std::path::PathBuf;
 
 use super::BenchtopApp;
 use crate::commands::Command;
+use crate::session::Session;
 use benchtop_kit::figure::ExportFormat;
+use benchtop_kit::file_dialog::{self, Asked, Filter, InWindowDialog, Kind, Outcome, Request};
 use benchtop_kit::panel::PanelKind;
+use benchtop_kit::project::EXTENSION;
 
 /// What to do once a dialog has closed (it needs the whole app, so it runs after the dialog).
 type AfterModal = Box<dyn FnOnce(&mut BenchtopApp, &egui::Context)>;
@@ -78,13 +87,132 @@ pub enum Modal {
     UnsavedChanges(PendingAction),
     /// Export options.
     Export(ExportDialog),
+    /// Benchtop's own file dialog (the system's could not be shown, or is switched off).
+    File(Box<FileModal>),
+}
+
+/// What a chosen path is for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FilePurpose {
+    /// Open the project file.
+    Open,
+    /// Save the project to the file, then do the action that waited for the save, if any.
+    SaveAs(Option<PendingAction>),
+    /// Export into the folder with these choices.
+    Export(ExportDialog),
+}
+
+impl FilePurpose {
+    /// The question to ask, starting in the open project's folder.
+    fn request(&self, session: &Session) -> Request {
+        let folder = session
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(std::path::Path::to_path_buf);
+        let project = Filter::new("Benchtop project", &[EXTENSION]);
+        match self {
+            Self::Open => Request::new(Kind::Open, "Open a Benchtop project").filter(project),
+            Self::SaveAs(_) => {
+                let name = session
+                    .path
+                    .as_ref()
+                    .and_then(|p| p.file_name())
+                    .map_or_else(
+                        || format!("project.{EXTENSION}"),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                Request::new(Kind::Save, "Save the Benchtop project")
+                    .filter(project)
+                    .file_name(&name)
+            }
+            Self::Export(_) => Request::new(Kind::Folder, "Export into folder"),
+        }
+        .folder(folder)
+    }
+}
+
+/// Benchtop's own file dialog and what its path is for.
+#[derive(Clone, Debug)]
+pub struct FileModal {
+    /// The dialog.
+    pub dialog: InWindowDialog,
+    /// What the chosen path is for.
+    pub purpose: FilePurpose,
 }
 
 impl BenchtopApp {
+    /// Asks for the path `purpose` needs and acts on it: at once when the system's dialog gave
+    /// it, else once the user chose it in Benchtop's own dialog.
+    pub fn choose_file(&mut self, ctx: &egui::Context, purpose: FilePurpose) {
+        if let Some(path) = self.ask_for_path(&purpose) {
+            self.file_chosen(ctx, purpose, path);
+        }
+    }
+
+    /// The path the system's dialog gave for `purpose`; `None` when the user cancelled it or
+    /// Benchtop's own dialog now asks (it acts on the path itself, see [`Self::choose_file`]).
+    pub(super) fn ask_for_path(&mut self, purpose: &FilePurpose) -> Option<PathBuf> {
+        match file_dialog::ask(purpose.request(&self.session)) {
+            Asked::Chosen(path) => Some(path),
+            Asked::Cancelled => None,
+            Asked::InWindow(dialog) => {
+                self.modal = Some(Modal::File(Box::new(FileModal {
+                    dialog: *dialog,
+                    purpose: purpose.clone(),
+                })));
+                None
+            }
+        }
+    }
+
+    /// Does what `purpose` wanted the chosen `path` for.
+    fn file_chosen(&mut self, ctx: &egui::Context, purpose: FilePurpose, path: PathBuf) {
+        match purpose {
+            FilePurpose::Open => self.open_path(&path),
+            FilePurpose::SaveAs(then) => {
+                if self.save_to(&super::actions::with_extension(path))
+                    && let Some(action) = then
+                {
+                    self.perform(ctx, action);
+                }
+            }
+            FilePurpose::Export(choices) => self.export_to(ctx, path, &choices),
+        }
+    }
+
+    /// Saves, then does `action` (asking for a file name first when the project has none).
+    fn save_then(&mut self, ctx: &egui::Context, action: PendingAction) {
+        match self.session.path.clone() {
+            Some(path) => {
+                if self.save_to(&path) {
+                    self.perform(ctx, action);
+                }
+            }
+            None => self.choose_file(ctx, FilePurpose::SaveAs(Some(action))),
+        }
+    }
+
+    /// Draws Benchtop's own file dialog and acts on its answer.
+    fn file_modal_ui(&mut self, ctx: &egui::Context, mut modal: FileModal) {
+        match modal.dialog.show(ctx) {
+            Outcome::Open => self.modal = Some(Modal::File(Box::new(modal))),
+            Outcome::Cancelled => self.modal = None,
+            Outcome::Chosen(path) => {
+                self.modal = None;
+                self.file_chosen(ctx, modal.purpose, path);
+            }
+        }
+    }
+
     pub(super) fn modal_ui(&mut self, ctx: &egui::Context) {
         let Some(modal) = self.modal.clone() else {
             return;
         };
+        if let Modal::File(file) = modal {
+            self.file_modal_ui(ctx, *file);
+            return;
+        }
         let mut close = false;
         let mut then: Option<AfterModal> = None;
         let response = egui::Modal::new(egui::Id::unique("benchtop_modal")).show(ctx, |ui| {
@@ -118,9 +246,7 @@ impl BenchtopApp {
                         if ui.button("Save").clicked() {
                             let action = action.clone();
                             then = Some(Box::new(move |app: &mut Self, ctx: &egui::Context| {
-                                if app.save() {
-                                    app.perform(ctx, action);
-                                }
+                                app.save_then(ctx, action);
                             }));
                             close = true;
                         }
@@ -151,9 +277,7 @@ impl BenchtopApp {
                         if ui.button("Choose a folder and export…").clicked() {
                             let chosen = dialog.clone();
                             then = Some(Box::new(move |app: &mut Self, ctx: &egui::Context| {
-                                if let Some(folder) = rfd::FileDialog::new().set_title("Export into folder").pick_folder() {
-                                    app.export_to(ctx, folder, &chosen);
-                                }
+                                app.choose_file(ctx, FilePurpose::Export(chosen));
                             }));
                             close = true;
                         }
@@ -165,6 +289,8 @@ impl BenchtopApp {
                         self.modal = Some(Modal::Export(dialog));
                     }
                 }
+                // Drawn by `file_modal_ui` above.
+                Modal::File(_) => {}
             }
         });
         if response.should_close() {

@@ -25,7 +25,7 @@ pub use actions::Step;
 use benchtop_kit::jobs::{Job, JobBoard, JobOutcome};
 use benchtop_kit::project::PaneId;
 use benchtop_kit::sweep::ui::SweepForms;
-pub use dialogs::{ExportDialog, Modal, PendingAction};
+pub use dialogs::{ExportDialog, FileModal, FilePurpose, Modal, PendingAction};
 pub use prefs::Prefs;
 pub use recovery::{RECOVERY_FILE, Recovery};
 

@@ -16,6 +16,8 @@ use egui_kittest::kittest::Queryable as _;
 
 use crate::common;
 
+mod interaction;
+
 type Window = Harness<'static, BenchtopApp>;
 
 /// An Ising panel (first tab) and a weather spectra panel, both small enough for debug builds.
