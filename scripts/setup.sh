@@ -5,7 +5,8 @@
 # - Debian packages: Mesa's software Vulkan (lavapipe) so GPU code and UI snapshots run without
 #   a GPU, the X11/Wayland client libraries the window needs, libnetcdf (the weather spectra
 #   panel reads NetCDF files through it), RDKit (MolStitch), and the mold linker (linking is
-#   most of an incremental rebuild; .cargo/config.toml uses it when it is installed).
+#   most of an incremental rebuild; .cargo/config.toml uses it when it is installed), and
+#   Slurm with munge (scripts/slurm-local.sh runs a one-node cluster for the cluster tests).
 # - NVRTC (NVIDIA's runtime CUDA compiler) from PyPI, unpacked under target/nvrtc, so CUDA
 #   kernels are compiled to PTX in the tests even on machines without a GPU.
 
@@ -14,7 +15,8 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri libxkbcommon-x11-0
           libx11-6 libxcursor1 libxrandr2 libxi6 libwayland-client0 libfontconfig1 pkg-config
-          libnetcdf-dev librdkit-dev libboost-dev libboost-serialization-dev mold)
+          libnetcdf-dev librdkit-dev libboost-dev libboost-serialization-dev mold
+          slurm-wlm munge)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -7,6 +7,7 @@
 pub mod build_info;
 pub mod catalog;
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod session;
 pub mod shell;

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use benchtop::cli::{ChemCommand, Cli, CliCommand, bench, chem, doctor, params, run, spectra};
+use benchtop::cli::{
+    ChemCommand, Cli, CliCommand, bench, chem, doctor, params, run, spectra, sweep,
+};
 use clap::Parser as _;
 
 /// mimalloc keeps freed pages for reuse. With the system allocator, every training step's
@@ -37,7 +39,10 @@ fn main() -> ExitCode {
             save,
             preset,
             set,
-        }) => run::run(
+            slurm,
+            collect,
+            cluster,
+        }) => sweep::run_command(
             &file,
             &out,
             &run::RunOptions {
@@ -46,9 +51,15 @@ fn main() -> ExitCode {
                 save,
                 preset,
                 set,
+                project_dir: None,
             },
-        )
-        .map(|_| ()),
+            &sweep::RunCluster {
+                submit: slurm,
+                collect,
+                slurm: cluster,
+            },
+        ),
+        Some(CliCommand::Sweep { command }) => sweep::sweep(&command),
         Some(CliCommand::Params { kind, json }) => params::print(kind.as_deref(), json),
         Some(CliCommand::Bench { engine, options }) => bench::bench(&engine, &options),
         Some(CliCommand::Spectra {

@@ -180,7 +180,12 @@ impl Session {
     /// point, the previous project file and its arrays stay whole.
     pub fn save_as(&mut self, path: &Path) -> anyhow::Result<()> {
         let open: Vec<String> = self.panels.keys().map(|id| pane_prefix(*id)).collect();
-        let carried = |name: &str| !is_pane_entry(name) || open.iter().any(|p| name.starts_with(p));
+        // `cluster/` holds the project's Slurm job folders (crate::cluster), never sidecar data:
+        // a project whose arrays still lie loose in `<stem>.data/` must not carry it along.
+        let carried = |name: &str| {
+            name != crate::cluster::folder::CLUSTER_DIR
+                && (!is_pane_entry(name) || open.iter().any(|p| name.starts_with(p)))
+        };
         let save = SidecarSave::begin(path, self.sidecar.as_ref(), carried)?;
         let mut doc = self.to_doc(Some(&save.sidecar()))?;
         doc.sidecar_folder = Some(save.name().to_owned());

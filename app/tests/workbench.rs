@@ -4,6 +4,7 @@
 //! (`app/panels/<panel>/tests/*.rs`) and one test per example project are modules of it, found
 //! by `app/build.rs`.
 
+mod cluster;
 mod common;
 mod examples;
 mod robustness;

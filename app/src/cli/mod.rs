@@ -10,6 +10,9 @@
 //!   file (`k,wavelength_km,psd`);
 //! - `benchtop chem props INPUT --out OUT.csv` writes RDKit properties of every molecule of a
 //!   `.smi` or CSV file (`smiles,mw,logp,tpsa,qed,sa,error`);
+//! - `benchtop sweep submit|run-task|collect|status|cancel` runs a sweep's points on a Slurm
+//!   cluster and merges them back (`benchtop run FILE --slurm` / `--collect` does so for a whole
+//!   run);
 //! - `benchtop params [KIND]` lists the declared parameters of the panel kinds;
 //! - `benchtop doctor` lists the compute backends and system libraries in use.
 
@@ -19,6 +22,7 @@ pub mod doctor;
 pub mod params;
 pub mod run;
 pub mod spectra;
+pub mod sweep;
 
 use std::path::PathBuf;
 
@@ -68,6 +72,24 @@ pub enum CliCommand {
             allow_hyphen_values = true
         )]
         set: Vec<String>,
+        /// Submit the run to Slurm as one job instead of computing here (see `benchtop sweep`);
+        /// `--collect` brings its outputs into `--out` when it has finished.
+        #[arg(long)]
+        slurm: bool,
+        /// Copy the outputs of the newest finished `--slurm` run into `--out` (with `--save`,
+        /// its results into the project, unless the project changed since it was submitted).
+        #[arg(long)]
+        collect: bool,
+        /// Slurm settings for `--slurm`.
+        #[command(flatten)]
+        cluster: sweep::SlurmArgs,
+    },
+    /// Sweeps on a Slurm cluster: submit a sweep's points as an array job, check on it, collect
+    /// its results into the project.
+    Sweep {
+        /// What to do.
+        #[command(subcommand)]
+        command: sweep::SweepCommand,
     },
     /// List the declared parameters of every panel kind (or of KIND): key, label, unit,
     /// accepted range, whether it is a whole number and sweepable, and its default.

@@ -69,6 +69,9 @@ pub struct RunOptions {
     pub preset: Option<String>,
     /// `PANE:KEY=VALUE` settings to apply first (after the preset).
     pub set: Vec<String>,
+    /// The folder the panels read relative data paths from, when not the project file's
+    /// (a cluster job runs a frozen copy of the project kept in its job folder).
+    pub project_dir: Option<std::path::PathBuf>,
 }
 
 /// Parses `PANE:KEY=VALUE`.
@@ -95,6 +98,11 @@ pub fn run(file: &Path, out: &Path, options: &RunOptions) -> anyhow::Result<usiz
         .map(|text| parse_setting(text))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut session = Session::open(file)?;
+    if let Some(dir) = &options.project_dir {
+        for panel in session.panels.values_mut() {
+            panel.set_project_dir(Some(dir));
+        }
+    }
     for warning in session.restore_warnings() {
         eprintln!(
             "warning: {}: {warning}; the saved results stay in the file unless this run \

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use aggregate::{AggregatedPoint, aggregate};
 pub use csv_export::to_csv;
 pub use grid::{GridSpec, Spacing};
-pub use run::{missing_points, run_sweep};
+pub use run::{evaluate_point, missing_points, run_sweep};
 pub use runs::{SweepRun, start_sweep_run};
 
 use crate::project::PaneId;

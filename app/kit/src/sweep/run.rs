@@ -50,6 +50,47 @@ fn same_coords(a: &[f64], b: &[f64]) -> bool {
             .all(|(x, y)| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0))
 }
 
+/// Computes one point of `doc`: the grid values `coords` (one per axis) and repeat `repeat`,
+/// with the seed `derive_seed(doc.base_seed, repeat)`. A failed evaluation is a point with its
+/// error; only cancellation is an `Err`. [`run_sweep`] and the cluster tasks
+/// (`benchtop sweep run-task`) both compute points through it, so both give the same results.
+pub fn evaluate_point(
+    doc: &SweepDoc,
+    evaluator: &dyn SweepEvaluator,
+    coords: Vec<f64>,
+    repeat: u32,
+    progress: &Progress,
+    cancel: &CancelToken,
+) -> Result<SweepPoint, ComputeError> {
+    let assignment: BTreeMap<String, f64> = doc
+        .axes
+        .iter()
+        .zip(&coords)
+        .map(|(axis, &value)| (axis.param.clone(), value))
+        .collect();
+    let seed = derive_seed(doc.base_seed, u64::from(repeat));
+    match evaluator.evaluate(&assignment, &doc.outputs, seed, progress, cancel) {
+        Ok(outputs) => Ok(SweepPoint {
+            coords,
+            repeat,
+            seed,
+            outputs: outputs
+                .into_iter()
+                .filter(|(key, _)| doc.outputs.contains(key))
+                .collect(),
+            error: None,
+        }),
+        Err(ComputeError::Cancelled) => Err(ComputeError::Cancelled),
+        Err(error) => Ok(SweepPoint {
+            coords,
+            repeat,
+            seed,
+            outputs: BTreeMap::new(),
+            error: Some(error.to_string()),
+        }),
+    }
+}
+
 /// Computes the missing points of `doc`, handing each to `on_point` as it completes.
 ///
 /// A point that fails is recorded with its error and the sweep goes on; cancellation stops it
@@ -65,52 +106,24 @@ pub fn run_sweep(
     let total = missing.len();
     for (index, (coords, repeat)) in missing.into_iter().enumerate() {
         cancel.check()?;
-        let assignment: BTreeMap<String, f64> = doc
-            .axes
-            .iter()
-            .zip(&coords)
-            .map(|(axis, &value)| (axis.param.clone(), value))
-            .collect();
-        let seed = derive_seed(doc.base_seed, u64::from(repeat));
         #[allow(clippy::cast_precision_loss)]
         let (start, width) = (index as f64 / total as f64, 1.0 / total as f64);
         let point_progress = Progress::new();
         progress.set(start, format!("point {} of {total}", index + 1));
         let done = std::sync::atomic::AtomicBool::new(false);
-        let result = std::thread::scope(|scope| {
+        let point = std::thread::scope(|scope| {
             let watcher = scope.spawn(|| {
                 while !done.load(std::sync::atomic::Ordering::Relaxed) {
                     progress.set_fraction(start + width * point_progress.fraction());
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
             });
-            let result =
-                evaluator.evaluate(&assignment, &doc.outputs, seed, &point_progress, cancel);
+            let point = evaluate_point(doc, evaluator, coords, repeat, &point_progress, cancel);
             done.store(true, std::sync::atomic::Ordering::Relaxed);
             // The watcher only loops on the flag; joining cannot fail unless it panicked.
             let _ = watcher.join();
-            result
-        });
-        let point = match result {
-            Ok(outputs) => SweepPoint {
-                coords,
-                repeat,
-                seed,
-                outputs: outputs
-                    .into_iter()
-                    .filter(|(key, _)| doc.outputs.contains(key))
-                    .collect(),
-                error: None,
-            },
-            Err(ComputeError::Cancelled) => return Err(ComputeError::Cancelled),
-            Err(error) => SweepPoint {
-                coords,
-                repeat,
-                seed,
-                outputs: BTreeMap::new(),
-                error: Some(error.to_string()),
-            },
-        };
+            point
+        })?;
         on_point(point);
     }
     progress.set(1.0, "done");
