@@ -29,6 +29,11 @@ pub struct Session {
     pub layout: egui_tiles::Tree<PaneId>,
     /// Named sets of changes (`benchtop run --preset`).
     pub presets: BTreeMap<String, Preset>,
+    /// Whether the project asks the window to compute missing results when it opens
+    /// (`compute_on_open` in the file; the examples and the tour set it).
+    pub compute_on_open: bool,
+    /// Whether that has still to be done (see [`Session::compute_missing_on_open`]).
+    open_computation_pending: bool,
     /// The sidecar the panels' saved arrays were read from (or last written to).
     sidecar: Option<Sidecar>,
     next_id: u64,
@@ -49,6 +54,8 @@ impl Session {
             sweeps: Vec::new(),
             layout: egui_tiles::Tree::empty(egui::Id::unique("benchtop_dock")),
             presets: BTreeMap::new(),
+            compute_on_open: false,
+            open_computation_pending: false,
             sidecar: None,
             next_id: 1,
         }
@@ -130,9 +137,21 @@ impl Session {
             sweeps: doc.sweeps.into_iter().map(SweepRun::new).collect(),
             layout,
             presets: doc.presets,
+            compute_on_open: doc.compute_on_open,
+            open_computation_pending: doc.compute_on_open,
             sidecar,
             next_id,
         })
+    }
+
+    /// Once after opening a project with `compute_on_open`: every panel without results queues
+    /// what its headless run computes (started in the window when the panel is shown).
+    pub fn compute_missing_on_open(&mut self) {
+        if std::mem::take(&mut self.open_computation_pending) {
+            for panel in self.panels.values_mut() {
+                panel.compute_missing();
+            }
+        }
     }
 
     /// Why panels' saved results could not be restored, one line per panel (e.g. a sidecar
@@ -165,6 +184,7 @@ impl Session {
             layout: Some(self.layout.clone()),
             sweeps: self.sweeps.iter().map(|run| run.doc.clone()).collect(),
             presets: self.presets.clone(),
+            compute_on_open: self.compute_on_open,
             ..ProjectDoc::default()
         })
     }

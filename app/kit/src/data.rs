@@ -103,4 +103,8 @@ impl<K: Clone + PartialEq, D: Send + Sync + 'static> TaskHandle for DataStep<K, 
     fn results_received(&self) -> u64 {
         self.task.results_received()
     }
+
+    fn has_result(&self) -> bool {
+        self.task.has_result()
+    }
 }

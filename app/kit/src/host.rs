@@ -286,6 +286,8 @@ pub struct Host<M: PanelModel> {
     /// Saved results that could not be restored, with the reason: written back unchanged on
     /// save (their sidecar files are carried along) until the model has results of its own.
     unrestored: Option<(M::Results, String)>,
+    /// Tasks to start one after another in the window ([`Panel::compute_missing`]).
+    queued: std::collections::VecDeque<M::Task>,
     model: M,
 }
 
@@ -309,6 +311,7 @@ impl<M: PanelModel> Host<M> {
             project_dir: None,
             warning: None,
             unrestored: None,
+            queued: std::collections::VecDeque::new(),
             model: M::default(),
         }
     }
@@ -395,6 +398,22 @@ impl<M: PanelModel> Panel for Host<M> {
         self.model.sidecar_moved(sidecar);
     }
 
+    fn compute_missing(&mut self) {
+        if self
+            .model
+            .tasks()
+            .iter()
+            .all(|task| !task.has_result() && !task.is_busy())
+        {
+            self.queued = self
+                .model
+                .headless(&self.headless)
+                .into_iter()
+                .map(|(task, _)| task)
+                .collect();
+        }
+    }
+
     fn restore_warning(&self) -> Option<String> {
         self.unrestored.as_ref().map(|(_, reason)| reason.clone())
     }
@@ -417,7 +436,17 @@ impl<M: PanelModel> Panel for Host<M> {
             jobs: context.jobs,
             repaint: Some(&repaint),
         };
+        // The next queued task once the previous one is done (each may need the one before,
+        // e.g. a fit needs the data); started by the panel, so no change of the user's.
+        let next = if self.model.tasks().iter().any(|task| task.is_busy()) {
+            None
+        } else {
+            self.queued.pop_front()
+        };
         let (model, mut cx) = self.cx(runner, context.shared_gpu, context.render_state);
+        if let Some(task) = next {
+            model.start(task, &mut cx);
+        }
         let before = busy_tasks(model);
         model.tab_ui(tab, ui, &mut cx);
         let drawn = busy_tasks(model);

@@ -275,6 +275,11 @@ pub trait Panel {
     /// follow them.
     fn sidecar_moved(&mut self, _sidecar: &Sidecar) {}
 
+    /// Queues what the panel's headless run computes, if the panel has no results at all; the
+    /// window starts the queued tasks one after another, the first when the panel is next
+    /// drawn (a project with `compute_on_open` calls this when it opens).
+    fn compute_missing(&mut self) {}
+
     /// Why the saved results could not be restored when the project was opened (`None` when
     /// they were, or there were none). The results are kept in the file until the panel
     /// computes new ones.

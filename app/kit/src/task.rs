@@ -111,6 +111,9 @@ pub trait TaskHandle {
     /// How many results the task's runs have delivered so far (a run that was stopped or
     /// failed delivers none): a new one is a new result.
     fn results_received(&self) -> u64;
+
+    /// Whether the task holds a result (computed, or restored from the project).
+    fn has_result(&self) -> bool;
 }
 
 /// One computation: job, live state, result, error and the inputs (`K`, the "key") of the
@@ -413,6 +416,10 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> TaskHandle for Task<K, L,
 
     fn results_received(&self) -> u64 {
         self.received
+    }
+
+    fn has_result(&self) -> bool {
+        self.result.is_some()
     }
 }
 

@@ -66,6 +66,9 @@ pub struct BenchtopApp {
     pub modal: Option<Modal>,
     /// Where unsaved work is autosaved (off unless set, e.g. by the real window).
     pub recovery: Recovery,
+    /// Whether a project that asks for it computes its missing results when it opens (on in
+    /// the window; tests that do not look at those results turn it off).
+    pub compute_on_open: bool,
     saved: changes::SavedShape,
     dirty: bool,
     /// The recovery file the open project came from: unsaved until saved elsewhere.
@@ -95,6 +98,7 @@ impl BenchtopApp {
             notices: Vec::new(),
             modal: None,
             recovery: Recovery::off(),
+            compute_on_open: true,
             saved,
             dirty: false,
             recovered_from: None,
@@ -316,6 +320,9 @@ impl BenchtopApp {
         self.handle_shortcuts(&ctx);
         self.handle_dropped_files(&ctx);
         self.handle_close_request(&ctx);
+        if self.compute_on_open {
+            self.session.compute_missing_on_open();
+        }
         self.poll_jobs();
         self.refresh_dirty();
         // Once the user has chosen to quit, what is left is given up or saved.

@@ -16,10 +16,7 @@ pub fn harness(session: Session) -> Harness<'static, BenchtopApp> {
         .with_size(WINDOW)
         .with_max_steps(50_000)
         .with_context_setup(benchtop_kit::figure::install_figure_font)
-        .build_ui_state(
-            |ui, app: &mut BenchtopApp| app.show(ui),
-            BenchtopApp::new(session),
-        )
+        .build_ui_state(|ui, app: &mut BenchtopApp| app.show(ui), test_app(session))
 }
 
 /// A harness that renders with wgpu (for image snapshots), or `None` (with a note) when no
@@ -32,11 +29,17 @@ pub fn rendering_harness(session: Session) -> Option<Harness<'static, BenchtopAp
             .with_max_steps(50_000)
             .with_context_setup(benchtop_kit::figure::install_figure_font)
             .wgpu()
-            .build_ui_state(
-                |ui, app: &mut BenchtopApp| app.show(ui),
-                BenchtopApp::new(session),
-            ),
+            .build_ui_state(|ui, app: &mut BenchtopApp| app.show(ui), test_app(session)),
     )
+}
+
+/// The window over `session` without computing on open: tests that open example projects
+/// look at other things and must not start their full-size runs (a test that looks at the
+/// results sets `compute_on_open` back).
+fn test_app(session: Session) -> BenchtopApp {
+    let mut app = BenchtopApp::new(session);
+    app.compute_on_open = false;
+    app
 }
 
 /// The snapshot tolerance every image snapshot uses: lavapipe and llvmpipe differ by a few

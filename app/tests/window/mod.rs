@@ -17,6 +17,7 @@ use egui_kittest::kittest::Queryable as _;
 use crate::common;
 
 mod interaction;
+mod open_with_results;
 
 type Window = Harness<'static, BenchtopApp>;
 

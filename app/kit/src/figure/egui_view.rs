@@ -11,17 +11,21 @@ use egui::{
     vec2,
 };
 use egui_plot::{
-    Arrows, Bar, BarChart, Corner, GridInput, GridMark, HoverPosition, Legend, LineStyle,
-    MarkerShape, Plot, PlotImage, PlotPoint, PlotPoints, PlotUi, Points,
+    Arrows, AxisHints, Bar, BarChart, GridInput, GridMark, HoverPosition, LineStyle, MarkerShape,
+    Plot, PlotImage, PlotPoint, PlotPoints, PlotUi, Points,
 };
 
 use super::colormap::{Colormap, Rgba, map_values_rgba};
 use super::fonts::DEJAVU_SANS_TTF;
 use super::model::{Dash, Figure, Heatmap, Marker, Scale, TextAnchor};
 use super::prepare::{
-    AxisView, ColorbarSpec, ItemView, LegendCorner, StatsCache, SubplotView, prepare_figure_cached,
+    AxisView, ColorbarSpec, ItemView, LegendCorner, LegendSample, StatsCache, SubplotView,
+    legend_entries, prepare_figure_cached,
 };
-use super::ticks::{format_number, linear_ticks, nice_step, power_of_ten_label};
+use super::raster::rasterize_svg;
+use super::ticks::{
+    Tick, X_TICK_SPACING_PT, Y_TICK_SPACING_PT, axis_ticks, format_number, linear_ticks, nice_step,
+};
 
 /// Width reserved for one colorbar, in egui points.
 const COLORBAR_STRIP: f32 = 76.0;
@@ -40,6 +44,16 @@ pub struct FigureViewState {
     /// The data ranges each subplot was last shown with; when they change (new data streamed
     /// in) the plot's zoom is reset so the new data is in view.
     shown_ranges: HashMap<usize, [u64; 4]>,
+    /// Rasterised pictures by (subplot, item).
+    pictures: HashMap<(usize, usize), CachedPicture>,
+}
+
+/// A picture rasterised at one pixel size.
+struct CachedPicture {
+    /// Hash of the SVG text and the pixel size it was rasterised at.
+    source: u64,
+    handle: TextureHandle,
+    last_used_frame: u64,
 }
 
 static NEXT_VIEW_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -53,6 +67,7 @@ impl Default for FigureViewState {
             frame: 0,
             view_id: NEXT_VIEW_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             shown_ranges: HashMap::new(),
+            pictures: HashMap::new(),
         }
     }
 }
@@ -154,6 +169,44 @@ impl FigureViewState {
         };
         cached.last_used_frame = frame;
         &cached.handle
+    }
+
+    /// The texture of picture `key` rasterised at `size_px`, redone only when the SVG or the
+    /// size changed; `None` if the SVG cannot be rasterised.
+    fn picture_texture(
+        &mut self,
+        ctx: &egui::Context,
+        key: (usize, usize),
+        svg: &str,
+        size_px: [u32; 2],
+    ) -> Option<&TextureHandle> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (svg, size_px).hash(&mut hasher);
+        let source = hasher.finish();
+        let frame = self.frame;
+        let fresh = self.pictures.get(&key).is_none_or(|c| c.source != source);
+        if fresh {
+            let rgba = rasterize_svg(svg, size_px[0], size_px[1])?;
+            let image = egui::ColorImage::from_rgba_premultiplied(
+                [size_px[0] as usize, size_px[1] as usize],
+                &rgba,
+            );
+            let name = format!("benchtop-picture-{}-{}", key.0, key.1);
+            let handle = ctx.load_texture(name, image, TextureOptions::LINEAR);
+            self.uploads += 1;
+            self.pictures.insert(
+                key,
+                CachedPicture {
+                    source,
+                    handle,
+                    last_used_frame: frame,
+                },
+            );
+        }
+        let cached = self.pictures.get_mut(&key)?;
+        cached.last_used_frame = frame;
+        Some(&cached.handle)
     }
 }
 
@@ -276,6 +329,7 @@ pub fn show_figure(ui: &mut egui::Ui, figure: &Figure, state: &mut FigureViewSta
     // Drop textures of heatmaps no longer shown.
     let frame = state.frame;
     state.textures.retain(|_, c| c.last_used_frame == frame);
+    state.pictures.retain(|_, c| c.last_used_frame == frame);
 }
 
 fn show_subplot(
@@ -321,8 +375,6 @@ fn show_subplot(
     let mut plot = Plot::new(("benchtop-plot", state.view_id, index))
         .width(plot_rect.width())
         .height(plot_rect.height())
-        .x_axis_label(view.x.label.clone())
-        .y_axis_label(view.y.label.clone())
         .default_x_bounds(x_range.0, x_range.1)
         .default_y_bounds(y_range.0, y_range.1)
         .show_grid(!has_heatmap)
@@ -343,34 +395,44 @@ fn show_subplot(
                 format!("{name}\nx = {x}\ny = {y}")
             })
         });
-    if src.legend {
-        plot = plot.legend(
-            Legend::default()
-                .position(match view.legend_corner() {
-                    LegendCorner::TopRight => Corner::RightTop,
-                    LegendCorner::TopLeft => Corner::LeftTop,
-                    LegendCorner::BottomRight => Corner::RightBottom,
-                    LegendCorner::BottomLeft => Corner::LeftBottom,
-                })
-                .follow_insertion_order(true),
-        );
-    }
     if src.equal_aspect {
         plot = plot.data_aspect(1.0);
+    }
+    if src.hide_axes {
+        plot = plot
+            .show_axes(false)
+            .show_grid(false)
+            .show_background(false);
     }
     if data_changed {
         plot = plot.reset();
     }
-    if let Some(spacer) = grid_spacer(&x_axis, 80.0) {
-        plot = plot.x_grid_spacer(spacer);
-    }
-    if let Some(spacer) = grid_spacer(&y_axis, 40.0) {
-        plot = plot.y_grid_spacer(spacer);
-    }
-    let (fx, fy) = (x_axis.clone(), y_axis.clone());
+    let (x_ticks, y_ticks) = (SharedTicks::default(), SharedTicks::default());
+    let (x_ticks_for_labels, y_ticks_for_labels) = (x_ticks.clone(), y_ticks.clone());
+    let axis_title = |axis: &AxisView| {
+        if src.hide_axes {
+            String::new()
+        } else {
+            axis.label.clone()
+        }
+    };
+    // Labels at full strength whatever their spacing: which labels fit was decided with the
+    // ticks (egui_plot still skips one wider than its spacing).
+    let x_hints = AxisHints::new_x()
+        .label(axis_title(&x_axis))
+        .label_spacing(0.0..=1.0)
+        .formatter(move |mark, range| tick_label(&x_ticks_for_labels, mark, range));
+    let y_hints = AxisHints::new_y()
+        .label(axis_title(&y_axis))
+        .label_spacing(0.0..=1.0)
+        .formatter(move |mark, range| tick_label(&y_ticks_for_labels, mark, range));
     plot = plot
-        .x_axis_formatter(move |mark, range| axis_label(&fx, mark, range))
-        .y_axis_formatter(move |mark, range| axis_label(&fy, mark, range));
+        .x_grid_spacer(grid_spacer(&x_axis, X_TICK_SPACING_PT, x_ticks))
+        .y_grid_spacer(grid_spacer(&y_axis, Y_TICK_SPACING_PT, y_ticks))
+        // Faint grid lines at the ticks, like the export's light grey.
+        .grid_spacing(8.0..=1500.0)
+        .custom_x_axes(vec![x_hints])
+        .custom_y_axes(vec![y_hints]);
 
     // Textures first (they need the state), then the plot closure owns everything it draws.
     let mut images = Vec::new();
@@ -395,6 +457,31 @@ fn show_subplot(
             ));
         }
     }
+    let pixels_per_point = ui.ctx().pixels_per_point();
+    for (item_index, item) in view.items.iter().enumerate() {
+        if let ItemView::Picture { src, extent, .. } = item {
+            let (x0, x1, y0, y1) = *extent;
+            // Rasterised at the largest size it can take in this plot, in physical pixels.
+            let (span_x, span_y) = (x_range.1 - x_range.0, y_range.1 - y_range.0);
+            let scale = (f64::from(plot_rect.width()) / span_x)
+                .min(f64::from(plot_rect.height()) / span_y)
+                * f64::from(pixels_per_point);
+            let size_px = [
+                ((x1 - x0) * scale).round().clamp(1.0, 4096.0) as u32,
+                ((y1 - y0) * scale).round().clamp(1.0, 4096.0) as u32,
+            ];
+            if let Some(texture) =
+                state.picture_texture(ui.ctx(), (index, item_index), &src.svg, size_px)
+            {
+                let center = PlotPoint::new((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+                let size = vec2((x1 - x0) as f32, (y1 - y0) as f32);
+                images.push((
+                    item_index,
+                    PlotImage::new(src.name.clone(), texture.id(), center, size),
+                ));
+            }
+        }
+    }
     let items: Vec<OwnedItem> = view
         .items
         .iter()
@@ -410,6 +497,9 @@ fn show_subplot(
         })
     });
     let frame_rect = inner.inner.transform.frame();
+    if src.legend {
+        draw_legend(ui, view, *frame_rect);
+    }
     let mut x = plot_rect.max.x;
     for spec in &view.colorbars {
         let strip = Rect::from_min_max(
@@ -438,151 +528,71 @@ fn hover_value(axis: &AxisView, v: f64) -> String {
     }
 }
 
-/// Grid marks: 1–2–5 steps with labelled marks about `label_px` apart (like the exported
-/// ticks) on linear axes, decades on log axes, integers on category axes.
-fn grid_spacer(axis: &AxisView, label_px: f64) -> Option<Box<dyn Fn(GridInput) -> Vec<GridMark>>> {
-    if axis.categories.is_some() {
-        return Some(Box::new(|input: GridInput| {
-            let (lo, hi) = input.bounds;
-            let step = nice_step(hi - lo, 12).max(1.0).round();
-            let mut marks = Vec::new();
-            let mut k = (lo / step).ceil() * step;
-            while k <= hi && marks.len() < 1000 {
-                marks.push(GridMark {
-                    value: k,
-                    step_size: step,
-                });
-                k += step;
-            }
-            marks
-        }));
-    }
-    if axis.scale == Scale::Linear {
-        return Some(Box::new(move |input: GridInput| {
-            linear_marks(&input, label_px)
-        }));
-    }
-    if axis.scale == Scale::Log10 {
-        return Some(Box::new(|input: GridInput| {
-            let (lo, hi) = input.bounds;
-            let mut marks = Vec::new();
-            if !(lo.is_finite() && hi.is_finite()) || hi - lo > 600.0 {
-                return marks;
-            }
-            let decades = hi - lo;
-            let stride = (decades / 8.0).ceil().max(1.0);
-            let mut k = (lo / stride).floor() * stride;
-            while k <= hi {
-                marks.push(GridMark {
-                    value: k,
-                    step_size: stride,
-                });
-                if stride == 1.0 && decades < 6.0 {
-                    for m in 2..10 {
-                        marks.push(GridMark {
-                            value: k + f64::from(m).log10(),
-                            step_size: 0.1,
-                        });
-                    }
-                }
-                k += stride;
-            }
-            marks
-        }));
-    }
-    None
+/// The ticks an axis shows, computed by the grid spacer for the range and length on screen
+/// and read back by the label formatter of the same frame.
+type SharedTicks = std::sync::Arc<std::sync::Mutex<Vec<Tick>>>;
+
+/// Grid marks at exactly the ticks the export would draw for the range and length shown
+/// ([`axis_ticks`], the same spacing in points), so the screen labels what the export labels.
+/// Each mark's step is the spacing of the ticks, which egui_plot uses to fade grid lines.
+fn grid_spacer(
+    axis: &AxisView,
+    spacing_pt: f64,
+    ticks: SharedTicks,
+) -> Box<dyn Fn(GridInput) -> Vec<GridMark>> {
+    let axis = axis.clone();
+    Box::new(move |input: GridInput| {
+        let (lo, hi) = input.bounds;
+        let per_point = input.base_step_size / EGUI_MIN_GRID_SPACING;
+        if !(lo.is_finite() && hi.is_finite() && per_point.is_finite() && per_point > 0.0)
+            || hi <= lo
+        {
+            return Vec::new();
+        }
+        let length_pt = (hi - lo) / per_point / f64::from(POINTS_PER_PT);
+        let shown = axis_ticks(&axis, (lo, hi), length_pt, spacing_pt);
+        let step = shown
+            .windows(2)
+            .map(|w| (w[1].position - w[0].position).abs())
+            .fold(f64::INFINITY, f64::min);
+        let step = if step.is_finite() { step } else { hi - lo };
+        let marks = shown
+            .iter()
+            .map(|t| GridMark {
+                value: t.position,
+                step_size: step,
+            })
+            .collect();
+        if let Ok(mut store) = ticks.lock() {
+            *store = shown;
+        }
+        marks
+    })
 }
 
 /// Egui's default minimum grid spacing in points, which `GridInput::base_step_size` is based on.
 const EGUI_MIN_GRID_SPACING: f64 = 8.0;
 
-/// Linear grid marks: major 1–2–5 steps at least `label_px` apart, minor fifths (quarters for
-/// steps of 2) for the faint lines. On an axis too short for two labels that far apart (a
-/// narrow equal-aspect plot), the major step shrinks until two labelled marks fit.
-fn linear_marks(input: &GridInput, label_px: f64) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    let per_px = input.base_step_size / EGUI_MIN_GRID_SPACING;
-    if !(lo.is_finite() && hi.is_finite() && per_px.is_finite() && per_px > 0.0) || hi <= lo {
-        return Vec::new();
-    }
-    let mut major = nice_step(per_px * label_px, 1);
-    let labelled = |step: f64| (hi / step).floor() - (lo / step).ceil() + 1.0;
-    for _ in 0..3 {
-        if labelled(major) >= 2.0 {
-            break;
-        }
-        major = smaller_nice_step(major);
-    }
-    let mantissa = major / 10f64.powf(major.log10().floor());
-    let minor = if (mantissa - 2.0).abs() < 1e-6 {
-        major / 4.0
-    } else {
-        major / 5.0
-    };
-    let first = (lo / minor).floor() as i64;
-    let last = (hi / minor).ceil() as i64;
-    if last - first > 10_000 {
-        return Vec::new();
-    }
-    (first..=last)
-        .map(|k| {
-            let value = k as f64 * minor;
-            let on_major = ((value / major).round() * major - value).abs() < minor * 1e-6;
-            GridMark {
-                value: if on_major {
-                    (value / major).round() * major
-                } else {
-                    value
-                },
-                step_size: if on_major { major } else { minor },
-            }
-        })
-        .collect()
-}
-
-/// The next 1–2–5 step below `step` (5 → 2 → 1 → 0.5 …).
-fn smaller_nice_step(step: f64) -> f64 {
-    let magnitude = 10f64.powf(step.log10().floor());
-    let mantissa = (step / magnitude).round();
-    if mantissa >= 5.0 {
-        2.0 * magnitude
-    } else if mantissa >= 2.0 {
-        magnitude
-    } else {
-        0.5 * magnitude
-    }
-}
-
-/// Tick label text for a grid mark.
-fn axis_label(axis: &AxisView, mark: GridMark, range: &std::ops::RangeInclusive<f64>) -> String {
-    let v = mark.value;
-    // egui_plot draws the label of every mark it is given, even one outside the axis, where
-    // it lands on whatever is next to the plot.
-    if !range.contains(&v) {
+/// The label of the tick at a grid mark (empty off the axis: egui_plot draws the label of
+/// every mark it is given, even one outside the axis, where it lands on whatever is next to
+/// the plot).
+fn tick_label(
+    ticks: &SharedTicks,
+    mark: GridMark,
+    range: &std::ops::RangeInclusive<f64>,
+) -> String {
+    if !range.contains(&mark.value) {
         return String::new();
     }
-    if let Some(names) = &axis.categories {
-        let i = v.round();
-        return if (v - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < names.len() {
-            names[i as usize].clone()
-        } else {
-            String::new()
-        };
-    }
-    match axis.scale {
-        Scale::Linear => format_number(v, mark.step_size),
-        Scale::Log10 => {
-            let k = v.round();
-            if (v - k).abs() < 1e-9 {
-                power_of_ten_label(k as i64)
-            } else if range.end() - range.start() < 1.5 {
-                let value = 10f64.powf(v);
-                format_number(value, 10f64.powf(v.floor()))
-            } else {
-                String::new()
-            }
-        }
-    }
+    let Ok(ticks) = ticks.lock() else {
+        return String::new();
+    };
+    let tolerance = (range.end() - range.start()).abs() * 1e-9;
+    ticks
+        .iter()
+        .find(|t| (t.position - mark.value).abs() <= tolerance)
+        .map(|t| t.label.clone())
+        .unwrap_or_default()
 }
 
 /// A plot item that owns its data, built before entering the plot closure.
@@ -732,10 +742,12 @@ impl OwnedItem {
                     .collect();
                 Self::Bars(BarChart::new(name.to_string(), egui_bars).color(c32(*color)))
             }
-            ItemView::Heatmap { .. } => match images.iter().position(|(i, _)| *i == index) {
-                Some(at) => Self::Image(images.swap_remove(at).1),
-                None => Self::Many(Vec::new()),
-            },
+            ItemView::Heatmap { .. } | ItemView::Picture { .. } => {
+                match images.iter().position(|(i, _)| *i == index) {
+                    Some(at) => Self::Image(images.swap_remove(at).1),
+                    None => Self::Many(Vec::new()),
+                }
+            }
             ItemView::VectorField {
                 name,
                 color,
@@ -854,6 +866,133 @@ fn ref_label(text: &str, (x, y): (f64, f64), color: Rgba, anchor: Align2) -> Own
     )
 }
 
+/// Legend text size in egui points (the export's 8.5 pt at 96 dpi is about 11).
+const LEGEND_TEXT: f32 = 11.5;
+
+/// The legend of the export ([`legend_entries`]: line samples with their dash, markers,
+/// patches) in the same corner of the plot frame, on a translucent white box.
+fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect) {
+    let entries = legend_entries(view);
+    if entries.is_empty() {
+        return;
+    }
+    let painter = ui.painter().with_clip_rect(frame);
+    let font = FontId::proportional(LEGEND_TEXT);
+    let galleys: Vec<_> = entries
+        .iter()
+        .map(|(_, text)| painter.layout_no_wrap(text.clone(), font.clone(), Color32::BLACK))
+        .collect();
+    let row = LEGEND_TEXT * 1.45;
+    let pad = 5.0;
+    let sample_w = 22.0;
+    let text_w = galleys.iter().map(|g| g.size().x).fold(0.0, f32::max);
+    let size = vec2(
+        pad + sample_w + 5.0 + text_w + pad,
+        pad * 2.0 + row * entries.len() as f32,
+    );
+    let margin = 8.0;
+    let min = match view.legend_corner() {
+        LegendCorner::TopRight => pos2(frame.max.x - margin - size.x, frame.min.y + margin),
+        LegendCorner::TopLeft => pos2(frame.min.x + margin, frame.min.y + margin),
+        LegendCorner::BottomRight => {
+            pos2(frame.max.x - margin - size.x, frame.max.y - margin - size.y)
+        }
+        LegendCorner::BottomLeft => pos2(frame.min.x + margin, frame.max.y - margin - size.y),
+    };
+    let boxed = Rect::from_min_size(min, size);
+    painter.rect(
+        boxed,
+        2.0,
+        Color32::from_rgba_unmultiplied(255, 255, 255, 220),
+        egui::Stroke::new(0.7, Color32::from_gray(0xAA)),
+        egui::StrokeKind::Inside,
+    );
+    for (i, ((sample, _), galley)) in entries.iter().zip(galleys).enumerate() {
+        let cy = boxed.min.y + pad + row * (i as f32 + 0.5);
+        let x0 = boxed.min.x + pad;
+        let x1 = x0 + sample_w;
+        match *sample {
+            LegendSample::Line(color, width_pt, dash) => {
+                let stroke = egui::Stroke::new(width_pt as f32 * POINTS_PER_PT, c32(color));
+                let line = [pos2(x0, cy), pos2(x1, cy)];
+                match dash {
+                    Dash::Solid => {
+                        painter.line_segment(line, stroke);
+                    }
+                    Dash::Dashed => {
+                        painter.extend(egui::Shape::dashed_line(&line, stroke, 6.0, 3.0));
+                    }
+                    Dash::Dotted => {
+                        painter.extend(egui::Shape::dotted_line(
+                            &line,
+                            c32(color),
+                            3.0,
+                            stroke.width.max(1.0) / 2.0,
+                        ));
+                    }
+                }
+            }
+            LegendSample::Marker(color, marker) => {
+                legend_marker(&painter, pos2((x0 + x1) / 2.0, cy), marker, c32(color));
+            }
+            LegendSample::Patch(color) => {
+                painter.rect_filled(
+                    Rect::from_center_size(pos2((x0 + x1) / 2.0, cy), vec2(sample_w * 0.6, 9.0)),
+                    0.0,
+                    c32(color),
+                );
+            }
+        }
+        let at = pos2(x1 + 5.0, cy - galley.size().y / 2.0);
+        painter.galley(at, galley, Color32::BLACK);
+    }
+}
+
+/// A legend marker of `marker`'s shape, about 4 points in radius.
+fn legend_marker(painter: &egui::Painter, center: egui::Pos2, marker: Marker, color: Color32) {
+    let r = 4.0;
+    match marker {
+        Marker::Circle => {
+            painter.circle_filled(center, r, color);
+        }
+        Marker::Square => {
+            painter.rect_filled(
+                Rect::from_center_size(center, vec2(2.0 * r, 2.0 * r)),
+                0.0,
+                color,
+            );
+        }
+        Marker::Triangle => {
+            painter.add(egui::Shape::convex_polygon(
+                vec![
+                    center + vec2(0.0, -r),
+                    center + vec2(r, r * 0.8),
+                    center + vec2(-r, r * 0.8),
+                ],
+                color,
+                egui::Stroke::NONE,
+            ));
+        }
+        Marker::Diamond => {
+            painter.add(egui::Shape::convex_polygon(
+                vec![
+                    center + vec2(0.0, -r),
+                    center + vec2(r, 0.0),
+                    center + vec2(0.0, r),
+                    center + vec2(-r, 0.0),
+                ],
+                color,
+                egui::Stroke::NONE,
+            ));
+        }
+        Marker::Cross => {
+            let stroke = egui::Stroke::new(1.5, color);
+            painter.line_segment([center + vec2(-r, -r), center + vec2(r, r)], stroke);
+            painter.line_segment([center + vec2(-r, r), center + vec2(r, -r)], stroke);
+        }
+    }
+}
+
 /// A vertical colour gradient with value ticks and the label, in `strip`.
 fn draw_colorbar(ui: &egui::Ui, spec: &ColorbarSpec, strip: Rect) {
     let painter = ui.painter();
@@ -920,6 +1059,7 @@ mod tests {
     use super::*;
     use crate::figure::model::{Item, Subplot};
     use egui_kittest::Harness;
+    use std::collections::BTreeSet;
 
     fn heatmap_figure() -> Figure {
         let values: Vec<f64> = (0..6).map(f64::from).collect();
@@ -993,57 +1133,213 @@ mod tests {
         assert!(!source.same_as(&TextureSource::of(&changed, (0.0, 1.0))));
     }
 
-    #[test]
-    fn a_short_linear_axis_still_gets_two_labelled_marks() {
-        let majors = |bounds: (f64, f64), px: f64| -> Vec<f64> {
-            let input = GridInput {
-                bounds,
-                base_step_size: (bounds.1 - bounds.0) / px * EGUI_MIN_GRID_SPACING,
-            };
-            let marks = linear_marks(&input, 80.0);
-            let major = marks.iter().map(|m| m.step_size).fold(0.0, f64::max);
-            marks
+    /// A figure with what the issue saw lose its labels on screen: log-log spectra with a
+    /// dashed line in the legend, a linear fit with tiny values, category bars and a ROC curve.
+    fn both_ways_figure() -> Figure {
+        let k: Vec<f64> = (1..=100).map(f64::from).collect();
+        let psd = |slope: f64| k.iter().map(|k| 10.0 * k.powf(-slope)).collect::<Vec<_>>();
+        let iterations: Vec<f64> = (0..=100).map(f64::from).collect();
+        let error = |a: f64| {
+            iterations
                 .iter()
-                .filter(|m| m.step_size == major && m.value >= bounds.0 && m.value <= bounds.1)
-                .map(|m| m.value)
-                .collect()
+                .map(|i| a * (1.0 - i / 200.0))
+                .collect::<Vec<_>>()
         };
-        // 3.4 units over 245 px: 80 px asks for a step of 2, which labels only 0.
-        assert_eq!(majors((-1.7, 1.7), 245.0), vec![-1.0, 0.0, 1.0]);
-        // A wide axis keeps its spacing.
-        assert_eq!(
-            majors((0.0, 10.0), 400.0),
-            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
-        );
-        assert_eq!(smaller_nice_step(5.0), 2.0);
-        assert_eq!(smaller_nice_step(2.0), 1.0);
-        assert!((smaller_nice_step(1.0) - 0.5).abs() < 1e-12);
+        Figure::new("Both ways")
+            .grid(2, 2)
+            .subplot(
+                Subplot::new("Power spectra")
+                    .x_scale(Scale::Log10)
+                    .y_scale(Scale::Log10)
+                    .x_label("Total wavenumber k")
+                    .y_label("PSD")
+                    .line("Truth", k.clone(), psd(1.0))
+                    .line("MSE-optimal", k.clone(), psd(2.0))
+                    .with(
+                        crate::figure::Line::new("AMSE-optimal", k.clone(), psd(1.1))
+                            .dash(Dash::Dashed),
+                    )
+                    .legend(true),
+            )
+            .subplot(
+                Subplot::new("Fit")
+                    .x_label("Iteration")
+                    .y_label("Mean gain error")
+                    .line("MSE", iterations.clone(), error(0.004))
+                    .line("AMSE", iterations.clone(), error(0.003))
+                    .legend(true),
+            )
+            .subplot(
+                Subplot::new("Trunk")
+                    .bars(
+                        "Strength",
+                        ["VIS", "SMN", "DAN", "VAN", "LIM", "FPN", "DMN"]
+                            .map(str::to_owned)
+                            .to_vec(),
+                        [0.2, 0.5, 0.1, 0.7, 0.3, 0.4, 0.9],
+                    )
+                    .legend(true),
+            )
+            .subplot(
+                Subplot::new("ROC")
+                    .x_label("False positive rate")
+                    .y_label("True positive rate")
+                    .line("AGE-GCN", [0.0, 0.1, 0.3, 1.0], [0.0, 0.6, 0.9, 1.0])
+                    .with(
+                        crate::figure::Line::new("Chance", [0.0, 1.0], [0.0, 1.0])
+                            .dash(Dash::Dashed),
+                    )
+                    .legend(true),
+            )
+    }
+
+    /// Every text the screen painted (titles, axis labels, tick labels, legend entries).
+    fn painted_texts(output: &egui::FullOutput) -> BTreeSet<String> {
+        fn collect(shape: &egui::Shape, out: &mut BTreeSet<String>) {
+            match shape {
+                egui::Shape::Text(text) if !text.galley.text().trim().is_empty() => {
+                    out.insert(text.galley.text().to_owned());
+                }
+                egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| collect(s, out)),
+                _ => {}
+            }
+        }
+        let mut out = BTreeSet::new();
+        for clipped in &output.shapes {
+            collect(&clipped.shape, &mut out);
+        }
+        out
+    }
+
+    /// Every `<text>` of an SVG, unescaped.
+    fn svg_texts(svg: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut rest = svg;
+        while let Some(start) = rest.find("<text") {
+            let Some(open_end) = rest[start..].find('>') else {
+                break;
+            };
+            let body = &rest[start + open_end + 1..];
+            let Some(close) = body.find("</text>") else {
+                break;
+            };
+            let text = body[..close]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&amp;", "&");
+            if !text.trim().is_empty() {
+                out.insert(text.trim().to_owned());
+            }
+            rest = &body[close..];
+        }
+        out
     }
 
     #[test]
-    fn axis_labels_show_decades_and_categories() {
-        let log = AxisView {
-            label: String::new(),
-            scale: Scale::Log10,
-            range: (-3.0, 3.0),
-            categories: None,
+    fn screen_and_export_draw_the_same_labels_and_legends() {
+        let size = vec2(1000.0, 640.0);
+        let figure = both_ways_figure();
+        let mut h = Harness::builder().with_size(size).build_ui_state(
+            |ui, (figure, state): &mut State| show_figure(ui, figure, state),
+            (figure.clone(), FigureViewState::new()),
+        );
+        h.run();
+        let screen = painted_texts(h.output());
+        // The export at the screen's physical size (egui points are 1/96 in).
+        let options = crate::figure::ExportOptions {
+            format: crate::figure::ExportFormat::Svg,
+            size_in: Some((f64::from(size.x) / 96.0, f64::from(size.y) / 96.0)),
+            ..Default::default()
         };
-        let mark = |value: f64, step_size: f64| GridMark { value, step_size };
-        assert_eq!(axis_label(&log, mark(-2.0, 1.0), &(-3.0..=3.0)), "10⁻²");
-        assert_eq!(axis_label(&log, mark(0.301, 0.1), &(-3.0..=3.0)), "");
-        assert_eq!(axis_label(&log, mark(2f64.log10(), 0.1), &(0.0..=1.0)), "2");
-        let cats = AxisView {
-            categories: Some(vec!["a".to_owned(), "b".to_owned()]),
-            scale: Scale::Linear,
-            ..log
+        let svg = crate::figure::render_svg(&figure, &options).expect("svg");
+        let export = svg_texts(&svg);
+        assert_eq!(
+            screen,
+            export,
+            "screen and export differ: only on screen {:?}, only in the export {:?}",
+            screen.difference(&export).collect::<Vec<_>>(),
+            export.difference(&screen).collect::<Vec<_>>()
+        );
+        // Every axis is labelled: the tiny fit values and the decades are there.
+        for label in ["10⁻³", "10¹", "0.0020", "VIS", "DMN", "0.0", "1.0"] {
+            assert!(
+                screen.contains(label),
+                "{label} missing on screen: {screen:?}"
+            );
+        }
+    }
+
+    /// The screen rendering of the same figure as an image snapshot (next to the export's
+    /// `figure_both_ways_export.png`, written by the same test), to look at side by side.
+    #[test]
+    fn both_ways_figure_snapshot() {
+        let figure = both_ways_figure();
+        let mut h = Harness::builder()
+            .with_size(vec2(1000.0, 640.0))
+            .with_context_setup(install_figure_font)
+            .wgpu()
+            .build_ui_state(
+                |ui, (figure, state): &mut State| show_figure(ui, figure, state),
+                (figure.clone(), FigureViewState::new()),
+            );
+        h.run();
+        let options = crate::figure::ExportOptions {
+            format: crate::figure::ExportFormat::Png,
+            size_in: Some((1000.0 / 96.0, 640.0 / 96.0)),
+            dpi: 96,
         };
-        assert_eq!(axis_label(&cats, mark(1.0, 1.0), &(0.0..=1.0)), "b");
-        assert_eq!(axis_label(&cats, mark(0.5, 0.5), &(0.0..=1.0)), "");
-        let lin = AxisView {
-            categories: None,
-            ..cats.clone()
-        };
-        assert_eq!(axis_label(&lin, mark(0.4, 0.2), &(0.0..=1.0)), "0.4");
-        assert_eq!(hover_value(&cats, 0.2), "a");
+        let png = crate::figure::render_png(
+            &figure,
+            &options,
+            &crate::figure::Provenance::new("tests", "both ways"),
+        )
+        .expect("png");
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+        std::fs::create_dir_all(&folder).expect("snapshot folder");
+        std::fs::write(folder.join("figure_both_ways_export.png"), png).expect("export png");
+        h.snapshot_options(
+            "figure_both_ways",
+            &egui_kittest::SnapshotOptions::new()
+                .threshold(1.0)
+                .max_failed_pixels(40),
+        );
+    }
+
+    /// The legend samples on screen are lines for lines (a segment in the line's colour, a
+    /// dashed one as several segments), not egui_plot's dots.
+    #[test]
+    fn legend_samples_on_screen_are_lines_in_the_line_colour() {
+        let mut h = harness(both_ways_figure());
+        h.run();
+        let mut segments: Vec<(egui::Color32, f32)> = Vec::new();
+        fn collect(shape: &egui::Shape, out: &mut Vec<(egui::Color32, f32)>) {
+            match shape {
+                egui::Shape::LineSegment { points, stroke } => {
+                    out.push((stroke.color, (points[1].x - points[0].x).abs()));
+                }
+                egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| collect(s, out)),
+                _ => {}
+            }
+        }
+        for clipped in &h.output().shapes {
+            collect(&clipped.shape, &mut segments);
+        }
+        let truth = c32(Rgba::cycle(0));
+        assert!(
+            segments
+                .iter()
+                .any(|&(c, len)| c == truth && (len - 22.0).abs() < 0.5),
+            "no 22-point legend sample in the first cycle colour"
+        );
+        let dashed = segments
+            .iter()
+            .filter(|&&(c, len)| c == c32(Rgba::cycle(2)) && len < 10.0)
+            .count();
+        assert!(
+            dashed >= 2,
+            "the dashed entry is not drawn dashed ({dashed} pieces)"
+        );
     }
 }

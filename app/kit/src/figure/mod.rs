@@ -29,7 +29,7 @@ pub use export::{
 pub use fonts::{DEJAVU_SANS_TTF, FONT_FAMILY};
 pub use model::{
     Annotation, Axis, BarPositions, Bars, Dash, ErrorBars, Figure, Graph, GraphEdge, GraphNode,
-    Heatmap, Item, Line, Marker, RefLine, Scale, Scatter, Subplot, TextAnchor, ValueStats,
+    Heatmap, Item, Line, Marker, Picture, RefLine, Scale, Scatter, Subplot, TextAnchor, ValueStats,
     VectorField,
 };
 pub use pdf::render_pdf;

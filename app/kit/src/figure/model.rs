@@ -122,6 +122,8 @@ pub struct Subplot {
     pub legend: bool,
     /// Whether one data unit has the same length on both axes.
     pub equal_aspect: bool,
+    /// Whether the frame, ticks, grid and axis labels are left out (a molecule, a tree).
+    pub hide_axes: bool,
 }
 
 impl Subplot {
@@ -186,6 +188,13 @@ impl Subplot {
     #[must_use]
     pub fn equal_aspect(mut self, equal: bool) -> Self {
         self.equal_aspect = equal;
+        self
+    }
+
+    /// Shows or hides the frame, ticks, grid and axis labels (a depiction has no axes).
+    #[must_use]
+    pub fn axes(mut self, show: bool) -> Self {
+        self.hide_axes = !show;
         self
     }
 
@@ -294,6 +303,8 @@ pub enum Item {
     HLine(RefLine),
     /// A vertical reference line at an x value.
     VLine(RefLine),
+    /// A vector picture (an SVG document) over a rectangle, e.g. a molecule depiction.
+    Picture(Picture),
 }
 
 impl Item {
@@ -309,6 +320,7 @@ impl Item {
             Self::Graph(i) => &i.name,
             Self::Text(i) => &i.text,
             Self::HLine(i) | Self::VLine(i) => &i.label,
+            Self::Picture(i) => &i.name,
         }
     }
 
@@ -325,6 +337,7 @@ impl Item {
             Self::Text(_) => "text",
             Self::HLine(_) => "horizontal line",
             Self::VLine(_) => "vertical line",
+            Self::Picture(_) => "picture",
         }
     }
 
@@ -360,7 +373,89 @@ impl_into_item!(
     VectorField => VectorField,
     Graph => Graph,
     Annotation => Text,
+    Picture => Picture,
 );
+
+/// An SVG document drawn over a data-space rectangle, keeping its aspect ratio (centred); the
+/// screen rasterises it at the size shown, exports embed it as vector graphics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Picture {
+    /// Legend name (pictures are never in the legend; used in warnings).
+    pub name: String,
+    /// The SVG document (with a `viewBox` or `width` and `height` on its root).
+    pub svg: String,
+    /// (x0, x1, y0, y1) in data units.
+    pub extent: (f64, f64, f64, f64),
+}
+
+impl Picture {
+    /// A picture of `svg` over `extent` = (x0, x1, y0, y1).
+    pub fn new(
+        name: impl Into<String>,
+        svg: impl Into<String>,
+        extent: (f64, f64, f64, f64),
+    ) -> Self {
+        Self {
+            name: name.into(),
+            svg: svg.into(),
+            extent,
+        }
+    }
+
+    /// The document's coordinate box (min x, min y, width, height): its `viewBox`, else
+    /// (0, 0, width, height); `None` if it states neither.
+    pub fn view_box(&self) -> Option<(f64, f64, f64, f64)> {
+        let root = svg_root_tag(&self.svg)?;
+        if let Some(view_box) = attribute(root, "viewBox") {
+            let v: Vec<f64> = view_box
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            if v.len() == 4 && v.iter().all(|x| x.is_finite()) && v[2] > 0.0 && v[3] > 0.0 {
+                return Some((v[0], v[1], v[2], v[3]));
+            }
+        }
+        let number = |name| {
+            attribute(root, name)?
+                .trim_end_matches("px")
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+        };
+        Some((0.0, 0.0, number("width")?, number("height")?))
+    }
+}
+
+/// The text of the root `<svg …>` start tag of a document.
+pub(crate) fn svg_root_tag(svg: &str) -> Option<&str> {
+    let start = svg.find("<svg")?;
+    let end = svg[start..].find('>')? + start;
+    Some(&svg[start..end])
+}
+
+/// The value of attribute `name` in a start tag (double or single quotes).
+fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let mut rest = tag;
+    while let Some(i) = rest.find(name) {
+        let before_ok = rest[..i]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_whitespace);
+        let after = rest[i + name.len()..].trim_start();
+        if before_ok && let Some(after) = after.strip_prefix('=') {
+            let after = after.trim_start();
+            let quote = after.chars().next()?;
+            if quote == '"' || quote == '\'' {
+                let body = &after[1..];
+                return body.find(quote).map(|end| &body[..end]);
+            }
+        }
+        rest = &rest[i + name.len()..];
+    }
+    None
+}
 
 /// Stroke pattern of a line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::colormap::{Colormap, Rgba};
 use super::model::{
-    Annotation, BarPositions, Dash, Figure, GraphNode, Heatmap, Item, Marker, RefLine, Scale,
-    Subplot, ValueStats,
+    Annotation, BarPositions, Dash, Figure, GraphNode, Heatmap, Item, Marker, Picture, RefLine,
+    Scale, Subplot, ValueStats,
 };
 
 /// Fraction of the data span added on each side of automatic ranges (not with heatmaps).
@@ -146,6 +146,13 @@ pub(crate) enum ItemView<'a> {
         x: f64,
         src: &'a RefLine,
     },
+    Picture {
+        src: &'a Picture,
+        /// (x0, x1, y0, y1) in view units, x0 < x1 and y0 < y1.
+        extent: (f64, f64, f64, f64),
+        /// The document's coordinate box (min x, min y, width, height).
+        view_box: (f64, f64, f64, f64),
+    },
 }
 
 /// A subplot ready to draw.
@@ -202,7 +209,8 @@ impl SubplotView<'_> {
                 ItemView::Heatmap { .. }
                 | ItemView::Text { .. }
                 | ItemView::HLine { .. }
-                | ItemView::VLine { .. } => {}
+                | ItemView::VLine { .. }
+                | ItemView::Picture { .. } => {}
             }
         }
         points
@@ -237,6 +245,59 @@ impl SubplotView<'_> {
         .min_by_key(|&(_, n)| n)
         .map_or(LegendCorner::TopRight, |(corner, _)| corner)
     }
+}
+
+/// What a legend entry shows beside its text: a line sample, a marker or a filled patch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum LegendSample {
+    /// A line with its colour, width (pt) and dash.
+    Line(Rgba, f64, Dash),
+    /// A marker with its colour and shape.
+    Marker(Rgba, Marker),
+    /// A filled patch (bars).
+    Patch(Rgba),
+}
+
+/// The legend's entries, in item order: every named item except heatmaps, graphs, texts and
+/// pictures. Both renderers draw exactly these.
+pub(crate) fn legend_entries(view: &SubplotView<'_>) -> Vec<(LegendSample, String)> {
+    let mut entries = Vec::new();
+    for item in &view.items {
+        let (sample, name) = match item {
+            ItemView::Line {
+                name,
+                color,
+                width_pt,
+                dash,
+                ..
+            } => (LegendSample::Line(*color, *width_pt, *dash), *name),
+            ItemView::Scatter {
+                name,
+                color,
+                marker,
+                ..
+            } => (LegendSample::Marker(*color, *marker), *name),
+            ItemView::ErrorBars { name, color, .. } => {
+                (LegendSample::Marker(*color, Marker::Circle), *name)
+            }
+            ItemView::Bars { name, color, .. } => (LegendSample::Patch(*color), *name),
+            ItemView::VectorField { name, color, .. } => {
+                (LegendSample::Line(*color, 1.0, Dash::Solid), *name)
+            }
+            ItemView::HLine { src, .. } | ItemView::VLine { src, .. } => (
+                LegendSample::Line(src.color, src.width_pt, src.dash),
+                src.label.as_str(),
+            ),
+            ItemView::Heatmap { .. }
+            | ItemView::Graph { .. }
+            | ItemView::Text { .. }
+            | ItemView::Picture { .. } => continue,
+        };
+        if !name.is_empty() {
+            entries.push((sample, name.to_owned()));
+        }
+    }
+    entries
 }
 
 /// A figure ready to draw, with the warnings raised on the way.
@@ -810,6 +871,41 @@ fn prepare_subplot<'a>(
                 }
                 None => rep.warn(item, "value cannot be drawn on this axis; not drawn."),
             },
+            Item::Picture(picture) => {
+                let (x0, x1, y0, y1) = picture.extent;
+                let ext = to_view(xs_scale, x0)
+                    .zip(to_view(xs_scale, x1))
+                    .zip(to_view(ys_scale, y0).zip(to_view(ys_scale, y1)));
+                let Some(((x0, x1), (y0, y1))) =
+                    ext.filter(|((x0, x1), (y0, y1))| x0 != x1 && y0 != y1)
+                else {
+                    rep.warn(
+                        item,
+                        "extent is empty, not finite or not positive on a log axis; not drawn.",
+                    );
+                    continue;
+                };
+                let Some(view_box) = picture.view_box() else {
+                    rep.warn(
+                        item,
+                        "the SVG states no size (viewBox or width and height); not drawn.",
+                    );
+                    continue;
+                };
+                let extent = fit_aspect(
+                    (x0.min(x1), x0.max(x1), y0.min(y1), y0.max(y1)),
+                    view_box.2 / view_box.3,
+                );
+                x_ext.add(extent.0);
+                x_ext.add(extent.1);
+                y_ext.add(extent.2);
+                y_ext.add(extent.3);
+                items.push(ItemView::Picture {
+                    src: picture,
+                    extent,
+                    view_box,
+                });
+            }
         }
     }
 
@@ -867,6 +963,20 @@ fn prepare_subplot<'a>(
         },
         items,
         colorbars,
+    }
+}
+
+/// The largest rectangle of aspect `width / height` = `aspect` centred in `extent`.
+fn fit_aspect((x0, x1, y0, y1): (f64, f64, f64, f64), aspect: f64) -> (f64, f64, f64, f64) {
+    let (w, h) = (x1 - x0, y1 - y0);
+    if w / h > aspect {
+        let half = h * aspect / 2.0;
+        let mid = (x0 + x1) / 2.0;
+        (mid - half, mid + half, y0, y1)
+    } else {
+        let half = w / aspect / 2.0;
+        let mid = (y0 + y1) / 2.0;
+        (x0, x1, mid - half, mid + half)
     }
 }
 

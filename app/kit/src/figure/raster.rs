@@ -85,6 +85,20 @@ pub(crate) fn parse_svg(svg: &str) -> Result<usvg::Tree, FigureError> {
     usvg::Tree::from_str(svg, &options).map_err(|e| FigureError::Svg(e.to_string()))
 }
 
+/// Rasterises any SVG document to `width × height` premultiplied RGBA pixels (transparent
+/// background), stretched to fill; `None` when it cannot be parsed or the size is zero.
+pub(crate) fn rasterize_svg(svg: &str, width: u32, height: u32) -> Option<Vec<u8>> {
+    let tree = parse_svg(svg).ok()?;
+    let mut pixmap = tiny_skia::Pixmap::new(width, height)?;
+    let size = tree.size();
+    let transform = tiny_skia::Transform::from_scale(
+        width as f32 / size.width(),
+        height as f32 / size.height(),
+    );
+    resvg::render(&tree, transform, &mut pixmap.as_mut());
+    Some(pixmap.take())
+}
+
 /// Encodes straight-alpha RGBA pixels as a PNG (no metadata), e.g. for images inside an SVG.
 pub(crate) fn encode_rgba_png(
     width: u32,

@@ -18,10 +18,12 @@ use super::error::FigureError;
 use super::export::ExportOptions;
 use super::fonts::{FONT_FAMILY, text_width};
 use super::model::{Dash, Figure, Marker, TextAnchor};
-use super::prepare::{AxisView, ColorbarSpec, ItemView, LegendCorner, SubplotView, prepare_figure};
+use super::prepare::{
+    ColorbarSpec, ItemView, LegendCorner, LegendSample, SubplotView, legend_entries, prepare_figure,
+};
 use super::provenance::Provenance;
 use super::raster::encode_rgba_png;
-use super::ticks::{Tick, linear_ticks, log_ticks};
+use super::ticks::{Tick, X_TICK_SPACING_PT, Y_TICK_SPACING_PT, axis_ticks, linear_ticks};
 
 /// SVG user units per inch.
 pub(crate) const UNITS_PER_INCH: f64 = 288.0;
@@ -38,9 +40,6 @@ const LEGEND_PT: f64 = 8.5;
 const TICK_LENGTH_PT: f64 = 3.5;
 const TICK_GAP_PT: f64 = 2.5;
 const PLOT_RIGHT_PAD_PT: f64 = 10.0;
-/// About one tick label per this many points of axis length.
-const X_TICK_SPACING_PT: f64 = 36.0;
-const Y_TICK_SPACING_PT: f64 = 22.0;
 const PLOT_TOP_PAD_PT: f64 = 4.0;
 const COLORBAR_GAP_PT: f64 = 10.0;
 const COLORBAR_WIDTH_PT: f64 = 10.0;
@@ -626,26 +625,6 @@ fn draw_figure(
     Ok(())
 }
 
-/// Ticks of an axis for a plot `length_pt` long.
-fn axis_ticks(axis: &AxisView, range: (f64, f64), length_pt: f64, spacing_pt: f64) -> Vec<Tick> {
-    let target = ((length_pt / spacing_pt).floor() as usize).clamp(3, 12);
-    if let Some(names) = &axis.categories {
-        return names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Tick {
-                position: i as f64,
-                label: name.clone(),
-            })
-            .filter(|t| t.position >= range.0 && t.position <= range.1)
-            .collect();
-    }
-    match axis.scale {
-        super::model::Scale::Linear => linear_ticks(range.0, range.1, target),
-        super::model::Scale::Log10 => log_ticks(range.0, range.1, target),
-    }
-}
-
 /// Width of a colorbar strip, in SVG units.
 fn colorbar_strip_width(spec: &ColorbarSpec) -> f64 {
     let ticks = linear_ticks(spec.value_range.0, spec.value_range.1, 5);
@@ -694,8 +673,12 @@ fn draw_subplot(
             pt(AXIS_LABEL_PT * 1.5)
         }
     };
-    let x_area =
-        pt(TICK_LENGTH_PT + TICK_GAP_PT + TICK_LABEL_PT * 1.25) + axis_label_band(&view.x.label);
+    let hide_axes = src.hide_axes;
+    let x_area = if hide_axes {
+        0.0
+    } else {
+        pt(TICK_LENGTH_PT + TICK_GAP_PT + TICK_LABEL_PT * 1.25) + axis_label_band(&view.x.label)
+    };
     let plot_y0 = r.y0 + pt(PLOT_TOP_PAD_PT);
     let plot_y1 = r.y1 - x_area;
     let mut x_range = view.x.range;
@@ -710,10 +693,14 @@ fn draw_subplot(
         .iter()
         .map(|t| text_width(&t.label, pt(TICK_LABEL_PT)))
         .fold(0.0, f64::max);
-    let y_area = pt(TICK_LENGTH_PT + TICK_GAP_PT)
-        + y_label_w
-        + pt(TICK_GAP_PT)
-        + axis_label_band(&view.y.label);
+    let y_area = if hide_axes {
+        0.0
+    } else {
+        pt(TICK_LENGTH_PT + TICK_GAP_PT)
+            + y_label_w
+            + pt(TICK_GAP_PT)
+            + axis_label_band(&view.y.label)
+    };
     let plot = Rect {
         x0: r.x0 + y_area,
         y0: plot_y0,
@@ -760,7 +747,7 @@ fn draw_subplot(
         .any(|i| matches!(i, ItemView::Heatmap { .. }));
 
     // Grid lines under the data (not over heatmaps).
-    if !has_heatmap {
+    if !has_heatmap && !hide_axes {
         for t in &x_ticks {
             let (x, _) = frame.map((t.position, y_range.0));
             painter.path(&[(x, plot.y0), (x, plot.y1)], GRID_COLOR, GRID_WIDTH_PT)?;
@@ -778,11 +765,36 @@ fn draw_subplot(
     }
     painter.end_clip()?;
 
-    // Frame, ticks and labels.
+    if !hide_axes {
+        draw_axes(painter, view, &frame, &x_ticks, &y_ticks, &r)?;
+    }
+
+    if src.legend {
+        draw_legend(painter, view, &plot)?;
+    }
+
+    let mut x = plot.x1 + pt(PLOT_RIGHT_PAD_PT);
+    for (spec, w) in view.colorbars.iter().zip(&strips) {
+        draw_colorbar(painter, spec, x, plot.y0, plot.y1)?;
+        x += w;
+    }
+    Ok(())
+}
+
+/// The frame, the ticks with their labels and the axis labels of a subplot whose cell is `r`.
+fn draw_axes(
+    painter: &mut Painter<'_>,
+    view: &SubplotView<'_>,
+    frame: &Frame,
+    x_ticks: &[Tick],
+    y_ticks: &[Tick],
+    r: &Rect,
+) -> Result<(), FigureError> {
+    let plot = frame.rect;
     painter.rect(&plot, None, Some((Rgba::BLACK, FRAME_WIDTH_PT)))?;
     let tick = pt(TICK_LENGTH_PT);
-    for t in &x_ticks {
-        let (x, _) = frame.map((t.position, y_range.0));
+    for t in x_ticks {
+        let (x, _) = frame.map((t.position, frame.y_range.0));
         painter.path(
             &[(x, plot.y1), (x, plot.y1 + tick)],
             Rgba::BLACK,
@@ -797,8 +809,8 @@ fn draw_subplot(
             false,
         )?;
     }
-    for t in &y_ticks {
-        let (_, y) = frame.map((x_range.0, t.position));
+    for t in y_ticks {
+        let (_, y) = frame.map((frame.x_range.0, t.position));
         painter.path(
             &[(plot.x0 - tick, y), (plot.x0, y)],
             Rgba::BLACK,
@@ -829,16 +841,6 @@ fn draw_subplot(
         (HPos::Center, VPos::Center),
         true,
     )?;
-
-    if src.legend {
-        draw_legend(painter, view, &plot)?;
-    }
-
-    let mut x = plot.x1 + pt(PLOT_RIGHT_PAD_PT);
-    for (spec, w) in view.colorbars.iter().zip(&strips) {
-        draw_colorbar(painter, spec, x, plot.y0, plot.y1)?;
-        x += w;
-    }
     Ok(())
 }
 
@@ -1067,8 +1069,54 @@ fn draw_item(
                 false,
             )?;
         }
+        ItemView::Picture {
+            src,
+            extent,
+            view_box,
+        } => {
+            let (a, b) = (
+                frame.map((extent.0, extent.3)),
+                frame.map((extent.1, extent.2)),
+            );
+            let r = Rect {
+                x0: a.0.min(b.0),
+                y0: a.1.min(b.1),
+                x1: a.0.max(b.0),
+                y1: a.1.max(b.1),
+            };
+            painter.splice(nested_svg(&src.svg, &r, *view_box))?;
+        }
     }
     Ok(())
+}
+
+/// `svg` as a nested `<svg>` element filling `r` (the preparation step fitted `r` to the
+/// picture's aspect); the root's namespace
+/// declarations are kept, the XML prolog dropped.
+fn nested_svg(svg: &str, r: &Rect, (min_x, min_y, width, height): (f64, f64, f64, f64)) -> String {
+    let Some(root) = super::model::svg_root_tag(svg) else {
+        return String::new();
+    };
+    let start = svg.find(root).unwrap_or(0);
+    let body_start = start + root.len() + 1;
+    let body_end = svg.rfind("</svg>").filter(|&e| e >= body_start);
+    let body = body_end.map_or("", |end| &svg[body_start..end]);
+    let namespaces: String = root
+        .split_whitespace()
+        .filter(|attr| attr.starts_with("xmlns:"))
+        .map(|attr| format!(" {attr}"))
+        .collect();
+    format!(
+        "<svg{namespaces} x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\" preserveAspectRatio=\"none\">{body}</svg>\n",
+        num(r.x0),
+        num(r.y0),
+        num(r.width()),
+        num(r.height()),
+        num(min_x),
+        num(min_y),
+        num(width),
+        num(height),
+    )
 }
 
 fn in_rect((x, y): (f64, f64), r: &Rect) -> bool {
@@ -1206,50 +1254,6 @@ fn draw_colorbar(
         (HPos::Center, VPos::Center),
         true,
     )
-}
-
-/// One legend entry: the sample to draw and the text.
-enum LegendSample {
-    Line(Rgba, f64, Dash),
-    Marker(Rgba, Marker),
-    Patch(Rgba),
-}
-
-fn legend_entries(view: &SubplotView<'_>) -> Vec<(LegendSample, String)> {
-    let mut entries = Vec::new();
-    for item in &view.items {
-        let (sample, name) = match item {
-            ItemView::Line {
-                name,
-                color,
-                width_pt,
-                dash,
-                ..
-            } => (LegendSample::Line(*color, *width_pt, *dash), *name),
-            ItemView::Scatter {
-                name,
-                color,
-                marker,
-                ..
-            } => (LegendSample::Marker(*color, *marker), *name),
-            ItemView::ErrorBars { name, color, .. } => {
-                (LegendSample::Marker(*color, Marker::Circle), *name)
-            }
-            ItemView::Bars { name, color, .. } => (LegendSample::Patch(*color), *name),
-            ItemView::VectorField { name, color, .. } => {
-                (LegendSample::Line(*color, 1.0, Dash::Solid), *name)
-            }
-            ItemView::HLine { src, .. } | ItemView::VLine { src, .. } => (
-                LegendSample::Line(src.color, src.width_pt, src.dash),
-                src.label.as_str(),
-            ),
-            ItemView::Heatmap { .. } | ItemView::Graph { .. } | ItemView::Text { .. } => continue,
-        };
-        if !name.is_empty() {
-            entries.push((sample, name.to_owned()));
-        }
-    }
-    entries
 }
 
 fn draw_legend(

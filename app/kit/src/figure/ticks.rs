@@ -1,6 +1,14 @@
 //! Tick positions and labels shared by both renderers: "nice" linear ticks and decade ticks
 //! for log10 axes (which are drawn in log10 units).
 
+use super::model::Scale;
+use super::prepare::AxisView;
+
+/// About one x-axis tick label per this many points of axis length.
+pub(crate) const X_TICK_SPACING_PT: f64 = 36.0;
+/// About one y-axis tick label per this many points of axis length.
+pub(crate) const Y_TICK_SPACING_PT: f64 = 22.0;
+
 /// A tick: position in view units (log10 of the value on a log axis) and its label.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tick {
@@ -138,6 +146,33 @@ pub fn log_ticks(lo: f64, hi: f64, target: usize) -> Vec<Tick> {
             .collect();
     }
     ticks
+}
+
+/// Ticks of an axis for a plot `length_pt` long, about one label per `spacing_pt`: category
+/// names, 1–2–5 steps or decades. Both renderers label exactly these (the screen recomputes
+/// them for the range and length shown).
+pub(crate) fn axis_ticks(
+    axis: &AxisView,
+    range: (f64, f64),
+    length_pt: f64,
+    spacing_pt: f64,
+) -> Vec<Tick> {
+    let target = ((length_pt / spacing_pt).floor() as usize).clamp(3, 12);
+    if let Some(names) = &axis.categories {
+        return names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Tick {
+                position: i as f64,
+                label: name.clone(),
+            })
+            .filter(|t| t.position >= range.0 && t.position <= range.1)
+            .collect();
+    }
+    match axis.scale {
+        Scale::Linear => linear_ticks(range.0, range.1, target),
+        Scale::Log10 => log_ticks(range.0, range.1, target),
+    }
 }
 
 #[cfg(test)]

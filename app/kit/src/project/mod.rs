@@ -101,6 +101,10 @@ pub struct ProjectDoc<S> {
     /// one, then switches this name atomically); `None`: the arrays lie directly in
     /// `<stem>.data/` (projects saved before folders were versioned).
     pub sidecar_folder: Option<String>,
+    /// Whether the window computes what the panels' headless runs compute when the project
+    /// opens and a panel has no results yet (examples and the tour set it, so that they open
+    /// showing the paper's point); the computation starts when the panel is first shown.
+    pub compute_on_open: bool,
 }
 
 impl<S> Default for ProjectDoc<S> {
@@ -113,6 +117,7 @@ impl<S> Default for ProjectDoc<S> {
             sweeps: Vec::new(),
             presets: BTreeMap::new(),
             sidecar_folder: None,
+            compute_on_open: false,
         }
     }
 }
