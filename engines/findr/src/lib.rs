@@ -6,6 +6,8 @@
 //!   exact Jacobian and the fixed points and eigenvalues its parameters imply.
 //! - [`clicks`]: the Poisson-clicks task (click rates from γ, click adaptation, binning).
 //! - [`synthetic`]: trials from the planted flow, read out by softplus-Poisson neurons.
+//! - [`generators`]: data from other flows, inputs and observation models (robustness checks).
+//! - [`robustness`]: fits of those data sets with the default settings, and what they recovered.
 //! - [`trials`]: trials in the FINDR layout.
 //! - [`load`]: reading trials from NPZ (FINDR's layout) or CSV, and writing them.
 //! - [`softplus`]: the softplus link and its inverse.
@@ -37,6 +39,7 @@ pub mod encoder;
 pub mod field;
 pub mod flow_weights;
 pub mod frame;
+pub mod generators;
 pub mod gnsde;
 pub mod init;
 pub mod linalg;
@@ -48,6 +51,7 @@ pub mod planted;
 pub mod posterior;
 pub mod predictive;
 pub mod result;
+pub mod robustness;
 pub mod softplus;
 pub mod synthetic;
 pub mod train;

@@ -340,7 +340,6 @@ fn restart_fixed_points(
 /// Fits FINDR to `data`: the baseline, then the VAE on fold `params.train.fold` (calling
 /// `on_epoch` after every epoch), then the analysis in the display frame (aligned to the planted
 /// latents when `truth` is given, the orthogonalised readout otherwise).
-#[allow(clippy::too_many_lines)]
 pub fn fit(
     data: &TrialSet,
     truth: Option<&PlantedTruth>,
@@ -350,15 +349,75 @@ pub fn fit(
     cancel: &CancelToken,
     on_epoch: &mut (dyn FnMut(&EpochRecord) + Send),
 ) -> Result<FindrResult, ComputeError> {
+    let reference = truth.map_or(Reference::None, Reference::Planted);
     single_threaded("findr-model", || {
-        fit_here(data, truth, params, seed, progress, cancel, on_epoch)
+        fit_here(data, reference, params, seed, progress, cancel, on_epoch)
     })
 }
 
+/// [`fit`] with the display frame aligned to known latents `[n_trials, max_bins, 2]` (from a
+/// generator other than [`crate::synthetic`]); the result has no planted comparison.
+pub fn fit_aligned(
+    data: &TrialSet,
+    latents: &[f64],
+    params: &FindrParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_epoch: &mut (dyn FnMut(&EpochRecord) + Send),
+) -> Result<FindrResult, ComputeError> {
+    if latents.len() != data.n_trials * data.max_bins * 2 {
+        return Err(ComputeError::invalid(
+            "latents",
+            "expected two latents per trial and bin",
+        ));
+    }
+    single_threaded("findr-model", || {
+        fit_here(
+            data,
+            Reference::Latents(latents),
+            params,
+            seed,
+            progress,
+            cancel,
+            on_epoch,
+        )
+    })
+}
+
+/// What the display frame is aligned to.
+#[derive(Clone, Copy)]
+enum Reference<'a> {
+    /// The planted system of [`crate::synthetic`] (also compared with the recovered flow).
+    Planted(&'a PlantedTruth),
+    /// Known latents `[n_trials, max_bins, 2]`.
+    Latents(&'a [f64]),
+    /// Nothing: the orthogonalised readout.
+    None,
+}
+
+impl<'a> Reference<'a> {
+    fn latents(self) -> Option<&'a [f64]> {
+        match self {
+            Self::Planted(truth) => Some(&truth.latents),
+            Self::Latents(latents) => Some(latents),
+            Self::None => None,
+        }
+    }
+
+    fn truth(self) -> Option<&'a PlantedTruth> {
+        match self {
+            Self::Planted(truth) => Some(truth),
+            Self::Latents(_) | Self::None => None,
+        }
+    }
+}
+
 /// [`fit`] on the calling thread's rayon pool.
+#[allow(clippy::too_many_lines)]
 fn fit_here(
     data: &TrialSet,
-    truth: Option<&PlantedTruth>,
+    reference: Reference<'_>,
     params: &FindrParams,
     seed: u64,
     progress: &Progress,
@@ -437,15 +496,16 @@ fn fit_here(
     cancel.check()?;
 
     // The display frame.
-    let (frame, to_display, alignment_r2) = match truth {
-        Some(truth) => {
+    let truth = reference.truth();
+    let (frame, to_display, alignment_r2) = match reference.latents() {
+        Some(latents) => {
             let mut source = Vec::with_capacity(data.valid_bins());
             let mut target = Vec::with_capacity(data.valid_bins());
             for (trial, path) in means.iter().enumerate() {
                 for (bin, z) in path.iter().enumerate() {
                     let cell = trial * data.max_bins + bin;
                     source.push(*z);
-                    target.push([truth.latents[2 * cell], truth.latents[2 * cell + 1]]);
+                    target.push([latents[2 * cell], latents[2 * cell + 1]]);
                 }
             }
             let (map, r2) = align(&source, &target)?;
@@ -589,6 +649,7 @@ fn fit_here(
         heldout_predictive_gain_se: predictive.gain_standard_error,
         frame,
         to_display,
+        alignment_r2,
         noise_sigma: model.noise_sigma()?,
         flow,
         input_fields,

@@ -145,6 +145,10 @@ pub struct FindrResult {
     pub frame: Frame,
     /// The map from the model's latent to the display frame.
     pub to_display: Affine2,
+    /// For a frame aligned to known latents, the fraction of their variance the alignment
+    /// explains (R²); NaN otherwise.
+    #[serde(default = "not_a_number")]
+    pub alignment_r2: f64,
     /// The learned noise σ per latent dimension.
     pub noise_sigma: Vec<f64>,
     /// The autonomous flow F(z, 0)/τ on the grid, latent units/s, display frame.
