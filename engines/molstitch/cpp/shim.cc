@@ -238,11 +238,11 @@ rust::String atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo
   return rust::String(block);
 }
 
-rust::String depict_svg(const Mol &mol, bool compute_2d, std::uint32_t width, std::uint32_t height,
-                        bool white_background, rust::Slice<const std::uint32_t> atoms,
+rust::String depict_svg(const Mol &mol, bool compute_2d, const Canvas &canvas,
+                        rust::Slice<const std::uint32_t> atoms,
                         rust::Slice<const std::uint32_t> colours) {
   if (atoms.size() != colours.size()) throw std::runtime_error("atoms and colours differ in length");
-  if (width == 0 || height == 0) throw std::runtime_error("the picture has no area");
+  if (canvas.width == 0 || canvas.height == 0) throw std::runtime_error("the picture has no area");
   try {
     RDKit::RWMol copy(mol);
     if (compute_2d || copy.getNumConformers() == 0) layout_2d(copy);
@@ -273,9 +273,13 @@ rust::String depict_svg(const Mol &mol, bool compute_2d, std::uint32_t width, st
         bond_colours[idx] = a->second;
       }
     }
-    RDKit::MolDraw2DSVG drawer(static_cast<int>(width), static_cast<int>(height));
-    drawer.drawOptions().clearBackground = white_background;
+    RDKit::MolDraw2DSVG drawer(static_cast<int>(canvas.width), static_cast<int>(canvas.height));
+    drawer.drawOptions().clearBackground = canvas.white_background;
     drawer.drawOptions().backgroundColour = RDKit::DrawColour(1.0, 1.0, 1.0, 1.0);
+    // Positive: bonds this long unless the molecule would not fit (RDKit's own rule). RDKit
+    // counts pixels per coordinate unit; layout_2d makes bonds 1.5 units long.
+    drawer.drawOptions().fixedBondLength =
+        canvas.bond_length_px > 0.0 ? canvas.bond_length_px / 1.5 : -1.0;
     drawer.drawMolecule(copy, &highlight_atoms, &highlight_bonds, &atom_colours, &bond_colours);
     drawer.finishDrawing();
     return rust::String(drawer.getDrawingText());

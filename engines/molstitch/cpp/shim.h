@@ -14,6 +14,7 @@ namespace benchtop_rd {
 using Mol = RDKit::ROMol;
 struct AtomInfo;
 struct BondInfo;
+struct Canvas;
 
 void silence_logs();
 void prefer_coordgen();
@@ -43,8 +44,8 @@ void morgan_bits(const Mol &mol, std::uint32_t radius, std::uint32_t n_bits,
                  rust::Vec<std::uint32_t> &on_bits);
 rust::String atoms_and_bonds(const Mol &mol, bool compute_2d, rust::Vec<AtomInfo> &atoms,
                              rust::Vec<BondInfo> &bonds);
-rust::String depict_svg(const Mol &mol, bool compute_2d, std::uint32_t width, std::uint32_t height,
-                        bool white_background, rust::Slice<const std::uint32_t> atoms,
+rust::String depict_svg(const Mol &mol, bool compute_2d, const Canvas &canvas,
+                        rust::Slice<const std::uint32_t> atoms,
                         rust::Slice<const std::uint32_t> colours);
 rust::Vec<rust::String> brics_fragments(const Mol &mol);
 std::unique_ptr<Mol> with_atom_maps(const Mol &mol, rust::Slice<const std::uint32_t> indices,

@@ -9,7 +9,7 @@ use crate::mol::{Drawing, Molecule};
 use crate::rdkit_ffi::ffi;
 
 /// What lies behind the molecule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Background {
     /// Nothing: the picture shows whatever it is drawn over.
     #[default]
@@ -20,7 +20,7 @@ pub enum Background {
 
 /// One highlighted atom: its index (RDKit's atom order, as [`Drawing::atoms`]) and colour.
 /// A bond between two atoms of the same colour is highlighted in that colour too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AtomHighlight {
     /// Atom index.
     pub atom: usize,
@@ -29,7 +29,7 @@ pub struct AtomHighlight {
 }
 
 /// How to depict a molecule: the picture's size, its background and highlighted atoms.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DepictOptions {
     /// Width of the SVG document (its `viewBox`), in pixels.
     pub width_px: u32,
@@ -39,6 +39,9 @@ pub struct DepictOptions {
     pub background: Background,
     /// Atoms to highlight; an atom listed twice takes its last colour.
     pub highlights: Vec<AtomHighlight>,
+    /// Longest bond length in pixels (`None`: the molecule fills the picture). Several
+    /// molecules drawn with the same value share one scale unless one is too big to fit.
+    pub bond_length_px: Option<u32>,
 }
 
 impl DepictOptions {
@@ -49,7 +52,15 @@ impl DepictOptions {
             height_px,
             background: Background::Transparent,
             highlights: Vec::new(),
+            bond_length_px: None,
         }
+    }
+
+    /// Draws bonds at most `px` long (see [`DepictOptions::bond_length_px`]).
+    #[must_use]
+    pub fn bond_length_px(mut self, px: u32) -> Self {
+        self.bond_length_px = Some(px);
+        self
     }
 
     /// Sets the background.
@@ -95,16 +106,14 @@ fn draw(mol: &ffi::ROMol, compute_2d: bool, options: &DepictOptions) -> Result<S
         atoms.push(atom);
         colours.push(r << 16 | g << 8 | b);
     }
-    ffi::depict_svg(
-        mol,
-        compute_2d,
-        options.width_px,
-        options.height_px,
-        options.background == Background::White,
-        &atoms,
-        &colours,
-    )
-    .map_err(|e| failed(e.what().to_owned()))
+    let canvas = ffi::Canvas {
+        width: options.width_px,
+        height: options.height_px,
+        white_background: options.background == Background::White,
+        bond_length_px: options.bond_length_px.map_or(-1.0, f64::from),
+    };
+    ffi::depict_svg(mol, compute_2d, &canvas, &atoms, &colours)
+        .map_err(|e| failed(e.what().to_owned()))
 }
 
 impl Molecule {
@@ -237,6 +246,32 @@ mod tests {
         // Bond C–C joins two blue atoms; C–O joins blue to red and is not highlighted.
         assert!(filled("bond-0 atom-0 atom-1", "fill:#1F77B4"), "{svg}");
         assert!(!filled("bond-1 atom-1 atom-2", "fill:#"), "{svg}");
+    }
+
+    /// Length of bond 0's first line in `svg` (`M x,y L x,y`).
+    fn first_bond_length(svg: &str) -> f64 {
+        let path = paths_of_class(svg, "bond-0 atom-0 atom-1")[0];
+        let d = &path[path.find("d='M ").unwrap() + 5..];
+        let d = &d[..d.find('\'').unwrap()];
+        let v: Vec<f64> = d
+            .split([' ', ',', 'L'])
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse().unwrap())
+            .collect();
+        ((v[2] - v[0]).powi(2) + (v[3] - v[1]).powi(2)).sqrt()
+    }
+
+    #[test]
+    fn depict_bond_length_caps_the_scale_so_molecules_share_it() {
+        // Unbounded, ethane fills the picture; capped, its bond is the given length.
+        let free = depict_smiles("CC", &DepictOptions::new(300, 300)).unwrap();
+        let capped = depict_smiles("CC", &DepictOptions::new(300, 300).bond_length_px(30)).unwrap();
+        assert!(
+            first_bond_length(&free) > 100.0,
+            "{}",
+            first_bond_length(&free)
+        );
+        assert!((first_bond_length(&capped) - 30.0).abs() < 1.0, "{capped}");
     }
 
     #[test]

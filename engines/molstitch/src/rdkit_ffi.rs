@@ -38,6 +38,19 @@ pub(crate) mod ffi {
         kind: u8,
     }
 
+    /// The picture a depiction is drawn on.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Canvas {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// White (else transparent) background.
+        white_background: bool,
+        /// Longest bond in pixels; not positive: the molecule fills the picture.
+        bond_length_px: f64,
+    }
+
     unsafe extern "C++" {
         include!("benchtop-molstitch/cpp/shim.h");
 
@@ -88,9 +101,7 @@ pub(crate) mod ffi {
         fn depict_svg(
             mol: &ROMol,
             compute_2d: bool,
-            width: u32,
-            height: u32,
-            white_background: bool,
+            canvas: &Canvas,
             atoms: &[u32],
             colours: &[u32],
         ) -> Result<String>;

@@ -1,6 +1,7 @@
 //! The viewer's figures (the same on screen and in files): the molecule set's Pareto scatter
-//! with the parents and the child, and the stitch figure (both parents with the chosen
-//! fragments highlighted, the child coloured by origin, and the objective values side by side).
+//! with the parents and the child, and the stitch figure (both parents drawn by RDKit with the
+//! chosen fragments highlighted, the child coloured by origin, and the objective values side
+//! by side).
 
 use super::library::MoleculeSet;
 use super::mol_draw::{self, fragment_color, highlights};
@@ -9,6 +10,9 @@ use super::stitch::{ParentView, StitchView};
 use super::stitch_tab::{CHILD_COLOR, PARENT_A_COLOR, PARENT_B_COLOR, child_highlights};
 use benchtop_kit::figure::{Bars, Figure, Line, Marker, Rgba, Scatter, Subplot};
 use benchtop_molstitch::ObjectiveSpec;
+
+/// Size (px) of a molecule's depiction in the stitch figure (a cell of its 2 × 2 grid).
+const MOLECULE_PX: mol_draw::PicturePx = (400, 320);
 
 /// Orange of the Pareto front.
 pub const FRONT_COLOR: Rgba = Rgba::rgb(255, 127, 14);
@@ -130,6 +134,7 @@ fn parent_subplot(title: &str, parent: &ParentView, chosen: Option<usize>, color
         title,
         &parent.drawing,
         &highlights(parent.drawing.atoms.len(), &groups),
+        MOLECULE_PX,
     )
 }
 
@@ -188,6 +193,7 @@ pub fn stitch_figure(
                 "Child (blue from A, red from B)",
                 &child.drawing,
                 &child_highlights(child),
+                MOLECULE_PX,
             ))
             .subplot(values),
     )

@@ -1,10 +1,14 @@
 //! Exporting molecules: CSV (SMILES, group, objective values), SDF (RDKit mol blocks with the
-//! group and objectives as data items) and a grid of drawings (a figure, so SVG, PNG or PDF).
+//! group and objectives as data items) and a grid of RDKit depictions (a figure, so SVG, PNG
+//! or PDF).
 
 use benchtop_molstitch::{ChemError, Molecule};
 
 use super::mol_draw;
 use benchtop_kit::figure::Figure;
+
+/// Size (px) of each molecule's depiction in the grid (a 2.2 in square cell under its caption).
+const CELL_PX: mol_draw::PicturePx = (300, 260);
 
 /// One molecule to export.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +79,7 @@ pub fn grid_figure(
         let drawing = Molecule::from_smiles(&row.smiles)?.drawing()?;
         let values: Vec<String> = row.objectives.iter().map(|v| format!("{v:.2}")).collect();
         let caption = format!("{} ({})", row.group, values.join(", "));
-        figure = figure.subplot(mol_draw::subplot(&caption, &drawing, &[]));
+        figure = figure.subplot(mol_draw::subplot(&caption, &drawing, &[], CELL_PX));
     }
     Ok(figure)
 }

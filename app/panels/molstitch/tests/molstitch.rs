@@ -492,38 +492,109 @@ mod molecule_set {
     }
 }
 
-/// Molecule drawings: atom labels, highlights and figure subplots.
+/// Molecule depictions: RDKit's pictures in figures, their export, and on screen.
 mod drawings {
-    use benchtop_molstitch::Molecule;
+    use benchtop_kit::figure::{
+        ExportFormat, ExportOptions, Figure, Item, Provenance, Subplot, render_bytes,
+    };
+    use benchtop_molstitch::{Drawing, Molecule};
     use benchtop_panel_molstitch::mol_draw::{
-        atom_label, fragment_color, highlights, subplot, symbol,
+        fragment_color, highlight_tint, highlights, paint, subplot,
     };
 
-    #[test]
-    fn labels_show_heteroatoms_hydrogens_charges_and_attachment_points() {
-        let m = Molecule::from_smiles("[16*]c1ccc(C(=O)[O-])cc1N").unwrap();
-        let labels: Vec<String> = m.drawing().unwrap().atoms.iter().map(atom_label).collect();
-        assert_eq!(labels[0], "16*");
-        assert!(labels.contains(&"O-".to_owned()) && labels.contains(&"NH2".to_owned()));
-        assert_eq!(labels.iter().filter(|l| l.is_empty()).count(), 7);
-        assert_eq!(symbol(17), "Cl");
-        assert_eq!(symbol(92), "#92");
+    fn aspirin() -> Drawing {
+        Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O")
+            .and_then(|m| m.drawing())
+            .expect("aspirin is drawn")
+    }
+
+    fn export(figure: &Figure, format: ExportFormat) -> Vec<u8> {
+        render_bytes(
+            figure,
+            &ExportOptions::new(format).dpi(100),
+            &Provenance::new("molstitch", "depiction"),
+        )
+        .expect("the figure renders")
     }
 
     #[test]
-    fn subplot_has_a_node_per_atom_and_an_edge_per_bond() {
-        let d = Molecule::from_smiles("CC(=O)Oc1ccccc1C(=O)O")
-            .unwrap()
-            .drawing()
-            .unwrap();
+    fn molecule_subplot_is_an_rdkit_picture_without_axes_that_exports() {
+        let d = aspirin();
         let h = highlights(d.atoms.len(), &[(&[0, 1][..], fragment_color(0))]);
         assert_eq!(h.iter().filter(|c| c.is_some()).count(), 2);
-        let s = subplot("aspirin", &d, &h);
-        let benchtop_kit::figure::Item::Graph(g) = &s.items[0] else {
-            panic!("not a graph");
+        let s = subplot("aspirin", &d, &h, (400, 300));
+        assert!(s.hide_axes, "a depiction has no axes");
+        assert_eq!(s.title, "aspirin");
+        let [Item::Picture(picture)] = s.items.as_slice() else {
+            panic!("not one picture: {:?}", s.items);
         };
-        assert_eq!((g.nodes.len(), g.edges.len()), (13, 13));
-        assert_eq!(g.nodes[0].color, fragment_color(0));
+        // RDKit's MolDraw2D SVG: its namespace, an element per atom, the fragment's tint.
+        assert!(
+            picture
+                .svg
+                .contains("xmlns:rdkit='http://www.rdkit.org/xml'")
+        );
+        assert!((0..13).all(|i| picture.svg.contains(&format!("atom-{i}'"))
+            || picture.svg.contains(&format!("atom-{i} "))));
+        let [r, g, b] = highlight_tint(fragment_color(0));
+        let tint = format!("#{r:02X}{g:02X}{b:02X}");
+        assert!(picture.svg.contains(&tint), "no {tint} highlight");
+        // A 400 × 300 px document over the whole 400 × 300 data range.
+        assert!(picture.svg.contains("viewBox='0 0 400 300'"));
+        assert_eq!(picture.extent, (0.0, 400.0, 0.0, 300.0));
+
+        let figure = Figure::new("aspirin").size_in(4.0, 3.0).subplot(s.clone());
+        let svg = String::from_utf8(export(&figure, ExportFormat::Svg)).unwrap();
+        assert!(
+            svg.contains("class='bond-0 atom-0 atom-1'"),
+            "the depiction is in the export"
+        );
+        assert!(svg.contains(&tint));
+        // The PNG draws the picture: it differs from the same figure without it.
+        let png = export(&figure, ExportFormat::Png);
+        assert!(png.starts_with(b"\x89PNG"));
+        let mut bare = s;
+        bare.items.clear();
+        let empty = export(
+            &Figure::new("aspirin").size_in(4.0, 3.0).subplot(bare),
+            ExportFormat::Png,
+        );
+        assert_ne!(png, empty, "the molecule is not in the PNG");
+    }
+
+    #[test]
+    fn a_molecule_rdkit_cannot_draw_is_said_in_words() {
+        // The empty default drawing has no layout.
+        let s: Subplot = subplot("nothing", &Drawing::default(), &[], (200, 100));
+        let [Item::Text(note)] = s.items.as_slice() else {
+            panic!("{:?}", s.items);
+        };
+        assert!(
+            note.text.contains("RDKit could not draw this molecule"),
+            "{}",
+            note.text
+        );
+    }
+
+    #[test]
+    fn on_screen_depictions_are_rasterised_once_and_reused() {
+        let textures = |h: &egui_kittest::Harness<'_>| h.ctx.tex_manager().read().num_allocated();
+        let mut bare = egui_kittest::Harness::new_ui(|ui| {
+            ui.label("no molecule");
+        });
+        bare.run_steps(3);
+        let d = aspirin();
+        let h = highlights(d.atoms.len(), &[(&[4, 5, 6][..], fragment_color(1))]);
+        let mut harness = egui_kittest::Harness::new_ui(move |ui| {
+            ui.label("no molecule");
+            paint(ui, &d, &h, egui::vec2(220.0, 170.0));
+            paint(ui, &d, &[], egui::vec2(150.0, 110.0));
+        });
+        harness.run_steps(3);
+        // Two depictions (with and without highlights) are two textures, frame after frame.
+        assert_eq!(textures(&harness), textures(&bare) + 2);
+        harness.run_steps(5);
+        assert_eq!(textures(&harness), textures(&bare) + 2);
     }
 }
 
@@ -596,7 +667,7 @@ mod results {
             uniqueness: 0.0,
             novelty: 0.0,
         };
-            OptimiseResult {
+        OptimiseResult {
             objective_labels: labels.iter().map(|l| (*l).to_owned()).collect(),
             offline: Vec::new(),
             offline_metrics: metrics,
@@ -643,7 +714,10 @@ mod results {
         let saved = crate::common::sidecar_folder(&path);
         let copied: Vec<_> = walk(&saved)
             .into_iter()
-            .filter(|p| p.file_name().is_some_and(|n| n == "private.key" || n == "hostname"))
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n == "private.key" || n == "hostname")
+            })
             .collect();
         assert!(copied.is_empty(), "{copied:?}");
     }
