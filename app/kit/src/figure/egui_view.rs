@@ -27,6 +27,10 @@ use super::ticks::{
     Tick, X_TICK_SPACING_PT, Y_TICK_SPACING_PT, axis_ticks, format_number, linear_ticks, nice_step,
 };
 
+/// The gestures the plots understand, shown while the pointer is over a figure.
+pub const ZOOM_HINT: &str =
+    "Drag: pan · Ctrl+scroll or right-drag a box: zoom · Double-click: reset";
+
 /// Width reserved for one colorbar, in egui points.
 const COLORBAR_STRIP: f32 = 76.0;
 /// Height of a subplot title row, in egui points.
@@ -46,6 +50,9 @@ pub struct FigureViewState {
     shown_ranges: HashMap<usize, [u64; 4]>,
     /// Rasterised pictures by (subplot, item).
     pictures: HashMap<(usize, usize), CachedPicture>,
+    /// The bounds (min, max corners in view units) each subplot was drawn with last, after
+    /// the user's pan and zoom.
+    drawn_bounds: HashMap<usize, ([f64; 2], [f64; 2])>,
 }
 
 /// A picture rasterised at one pixel size.
@@ -68,6 +75,7 @@ impl Default for FigureViewState {
             view_id: NEXT_VIEW_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             shown_ranges: HashMap::new(),
             pictures: HashMap::new(),
+            drawn_bounds: HashMap::new(),
         }
     }
 }
@@ -326,6 +334,16 @@ pub fn show_figure(ui: &mut egui::Ui, figure: &Figure, state: &mut FigureViewSta
             },
         );
     }
+    // How to zoom and pan, while the pointer is over the figure (egui_plot's gestures).
+    if response.contains_pointer() {
+        ui.painter().text(
+            rect.right_bottom() - vec2(4.0, 2.0),
+            Align2::RIGHT_BOTTOM,
+            ZOOM_HINT,
+            FontId::proportional(10.0),
+            Color32::from_gray(0x70),
+        );
+    }
     // Drop textures of heatmaps no longer shown.
     let frame = state.frame;
     state.textures.retain(|_, c| c.last_used_frame == frame);
@@ -497,6 +515,10 @@ fn show_subplot(
         })
     });
     let frame_rect = inner.inner.transform.frame();
+    let bounds = inner.inner.transform.bounds();
+    state
+        .drawn_bounds
+        .insert(index, (bounds.min(), bounds.max()));
     if src.legend {
         draw_legend(ui, view, *frame_rect);
     }
@@ -1304,6 +1326,41 @@ mod tests {
             &egui_kittest::SnapshotOptions::new()
                 .threshold(1.0)
                 .max_failed_pixels(40),
+        );
+    }
+
+    /// A plot pans when dragged, and the gestures (egui_plot's: drag, Ctrl+scroll, box zoom,
+    /// double-click reset) are shown while the pointer is over the figure.
+    #[test]
+    fn plots_pan_when_dragged_and_say_how_to_zoom() {
+        let mut h = harness(both_ways_figure());
+        h.run();
+        let bounds = |h: &Harness<'static, State>| {
+            *h.state()
+                .1
+                .drawn_bounds
+                .get(&1)
+                .expect("the Fit subplot was drawn")
+        };
+        let start = bounds(&h);
+        // The "Fit" subplot is in the top right quarter of the 900 × 420 window.
+        let at = egui::pos2(700.0, 110.0);
+        h.hover_at(at);
+        h.run();
+        assert!(
+            painted_texts(h.output()).contains(ZOOM_HINT),
+            "the gestures are shown while the pointer is over the figure"
+        );
+        h.drag_at(at);
+        h.run();
+        h.hover_at(at + vec2(-80.0, 30.0));
+        h.run();
+        h.drop_at(at + vec2(-80.0, 30.0));
+        h.run();
+        let panned = bounds(&h);
+        assert!(
+            panned.0[0] > start.0[0],
+            "dragging left pans right: {start:?} → {panned:?}"
         );
     }
 
