@@ -278,6 +278,8 @@ rust::String depict_svg(const Mol &mol, bool compute_2d, const Canvas &canvas,
     drawer.drawOptions().backgroundColour = RDKit::DrawColour(1.0, 1.0, 1.0, 1.0);
     // Positive: bonds this long unless the molecule would not fit (RDKit's own rule). RDKit
     // counts pixels per coordinate unit; layout_2d makes bonds 1.5 units long.
+    // Labels stay legible on small pictures (RDKit's floor is 6 px).
+    drawer.drawOptions().minFontSize = 9;
     drawer.drawOptions().fixedBondLength =
         canvas.bond_length_px > 0.0 ? canvas.bond_length_px / 1.5 : -1.0;
     drawer.drawMolecule(copy, &highlight_atoms, &highlight_bonds, &atom_colours, &bond_colours);
