@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use egui::epaint::TextShape;
+use egui::text::{LayoutJob, TextFormat};
 use egui::{
-    Align2, Color32, FontId, Rect, RichText, Sense, TextureHandle, TextureOptions, UiBuilder, pos2,
-    vec2,
+    Align, Align2, Color32, FontId, Rect, RichText, Sense, TextureHandle, TextureOptions,
+    UiBuilder, WidgetText, pos2, vec2,
 };
 use egui_plot::{
     Arrows, AxisHints, Bar, BarChart, GridInput, GridMark, HoverPosition, LineStyle, MarkerShape,
@@ -23,6 +24,7 @@ use super::prepare::{
     legend_entries, prepare_figure_cached,
 };
 use super::raster::rasterize_svg;
+use super::rich;
 use super::ticks::{
     Tick, X_TICK_SPACING_PT, Y_TICK_SPACING_PT, axis_ticks, format_number, linear_ticks, nice_step,
 };
@@ -310,11 +312,12 @@ pub fn show_figure(ui: &mut egui::Ui, figure: &Figure, state: &mut FigureViewSta
     let mut area = rect;
     if !figure.title.is_empty() {
         let title_rect = Rect::from_min_size(area.min, vec2(area.width(), TITLE_ROW + 4.0));
-        ui.painter().text(
+        paint_rich(
+            ui.painter(),
             title_rect.center(),
             Align2::CENTER_CENTER,
             &figure.title,
-            FontId::proportional(16.0),
+            16.0,
             ui.visuals().strong_text_color(),
         );
         area.min.y += TITLE_ROW + 4.0;
@@ -360,11 +363,12 @@ fn show_subplot(
     let mut plot_rect = rect;
     let src = view.src;
     if !src.title.is_empty() {
-        ui.painter().text(
+        paint_rich(
+            ui.painter(),
             pos2(rect.center().x, rect.min.y + TITLE_ROW / 2.0),
             Align2::CENTER_CENTER,
             &src.title,
-            FontId::proportional(14.0),
+            14.0,
             ui.visuals().text_color(),
         );
         plot_rect.min.y += TITLE_ROW;
@@ -428,11 +432,13 @@ fn show_subplot(
     let (x_ticks, y_ticks) = (SharedTicks::default(), SharedTicks::default());
     let (x_ticks_for_labels, y_ticks_for_labels) = (x_ticks.clone(), y_ticks.clone());
     let axis_title = |axis: &AxisView| {
-        if src.hide_axes {
-            String::new()
-        } else {
-            axis.label.clone()
-        }
+        let text = if src.hide_axes { "" } else { &axis.label };
+        // Placeholder colour: egui_plot paints axis titles in the theme's text colour.
+        WidgetText::LayoutJob(Arc::new(rich_job(
+            text,
+            AXIS_TITLE_SIZE,
+            Color32::PLACEHOLDER,
+        )))
     };
     // Labels at full strength whatever their spacing: which labels fit was decided with the
     // ticks (egui_plot still skips one wider than its spacing).
@@ -835,7 +841,11 @@ impl OwnedItem {
                     egui_plot::Text::new(
                         "",
                         PlotPoint::new(position.0, position.1),
-                        RichText::new(src.text.clone()).size(src.size_pt as f32 * POINTS_PER_PT),
+                        WidgetText::LayoutJob(Arc::new(rich_job(
+                            &src.text,
+                            src.size_pt as f32 * POINTS_PER_PT,
+                            c32(src.color),
+                        ))),
                     )
                     .color(c32(src.color))
                     .anchor(anchor),
@@ -881,11 +891,57 @@ fn ref_label(text: &str, (x, y): (f64, f64), color: Rgba, anchor: Align2) -> Own
         egui_plot::Text::new(
             "",
             PlotPoint::new(x, y),
-            RichText::new(format!(" {text} ")).size(8.5 * POINTS_PER_PT),
+            WidgetText::LayoutJob(Arc::new(rich_job(
+                &format!(" {text} "),
+                8.5 * POINTS_PER_PT,
+                c32(color),
+            ))),
         )
         .color(c32(color))
         .anchor(anchor),
     )
+}
+
+/// Size of axis titles in egui points.
+const AXIS_TITLE_SIZE: f32 = 14.0;
+
+/// `text` laid out on one line with its subscripts ([`rich::spans`]) smaller and lowered.
+fn rich_job(text: &str, size: f32, color: Color32) -> LayoutJob {
+    let mut job = LayoutJob::default();
+    for span in rich::spans(text) {
+        let format = if span.sub {
+            TextFormat {
+                font_id: FontId::proportional(size * rich::SUBSCRIPT_SCALE as f32),
+                color,
+                valign: Align::BOTTOM,
+                ..TextFormat::default()
+            }
+        } else {
+            TextFormat {
+                font_id: FontId::proportional(size),
+                color,
+                valign: Align::BOTTOM,
+                ..TextFormat::default()
+            }
+        };
+        job.append(&span.text, 0.0, format);
+    }
+    job
+}
+
+/// Paints `text` with its subscripts, anchored like `Painter::text`.
+fn paint_rich(
+    painter: &egui::Painter,
+    at: egui::Pos2,
+    anchor: Align2,
+    text: &str,
+    size: f32,
+    color: Color32,
+) -> Rect {
+    let galley = painter.layout_job(rich_job(text, size, color));
+    let rect = anchor.anchor_size(at, galley.size());
+    painter.galley(rect.min, galley, color);
+    rect
 }
 
 /// Legend text size in egui points (the export's 8.5 pt at 96 dpi is about 11).
@@ -899,10 +955,9 @@ fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect) {
         return;
     }
     let painter = ui.painter().with_clip_rect(frame);
-    let font = FontId::proportional(LEGEND_TEXT);
     let galleys: Vec<_> = entries
         .iter()
-        .map(|(_, text)| painter.layout_no_wrap(text.clone(), font.clone(), Color32::BLACK))
+        .map(|(_, text)| painter.layout_job(rich_job(text, LEGEND_TEXT, Color32::BLACK)))
         .collect();
     let row = LEGEND_TEXT * 1.45;
     let pad = 5.0;
@@ -1066,8 +1121,7 @@ fn draw_colorbar(ui: &egui::Ui, spec: &ColorbarSpec, strip: Rect) {
         label_w = label_w.max(r.width());
     }
     if !spec.label.is_empty() {
-        let galley =
-            painter.layout_no_wrap(spec.label.clone(), FontId::proportional(12.0), text_color);
+        let galley = painter.layout_job(rich_job(&spec.label, 12.0, text_color));
         let x = (bar.max.x + 10.0 + label_w + 2.0).min(strip.max.x - galley.size().y);
         let y = bar.center().y + galley.size().x / 2.0;
         painter.add(
@@ -1174,7 +1228,7 @@ mod tests {
                     .x_scale(Scale::Log10)
                     .y_scale(Scale::Log10)
                     .x_label("Total wavenumber k")
-                    .y_label("PSD")
+                    .y_label("PSD_k")
                     .line("Truth", k.clone(), psd(1.0))
                     .line("MSE-optimal", k.clone(), psd(2.0))
                     .with(
@@ -1187,7 +1241,7 @@ mod tests {
                 Subplot::new("Fit")
                     .x_label("Iteration")
                     .y_label("Mean gain error")
-                    .line("MSE", iterations.clone(), error(0.004))
+                    .line("MSE: mean |g_k − ρ_k|", iterations.clone(), error(0.004))
                     .line("AMSE", iterations.clone(), error(0.003))
                     .legend(true),
             )
@@ -1245,7 +1299,20 @@ mod tests {
             let Some(close) = body.find("</text>") else {
                 break;
             };
-            let text = body[..close]
+            let inner: String = {
+                let mut plain = String::new();
+                let mut in_tag = false;
+                for c in body[..close].chars() {
+                    match c {
+                        '<' => in_tag = true,
+                        '>' => in_tag = false,
+                        c if !in_tag => plain.push(c),
+                        _ => {}
+                    }
+                }
+                plain
+            };
+            let text = inner
                 .replace("&lt;", "<")
                 .replace("&gt;", ">")
                 .replace("&quot;", "\"")

@@ -14,6 +14,7 @@ mod pdf;
 mod prepare;
 mod provenance;
 mod raster;
+mod rich;
 mod streamlines;
 mod svg;
 #[cfg(test)]

@@ -23,6 +23,7 @@ use super::prepare::{
 };
 use super::provenance::Provenance;
 use super::raster::encode_rgba_png;
+use super::rich;
 use super::ticks::{Tick, X_TICK_SPACING_PT, Y_TICK_SPACING_PT, axis_ticks, linear_ticks};
 
 /// SVG user units per inch.
@@ -123,12 +124,12 @@ fn render_document(
         let backend = SVGBackend::with_string(&mut body, canvas);
         let mut painter = Painter {
             area: backend.into_drawing_area(),
-            replacements: Vec::new(),
+            replacements: std::cell::RefCell::new(Vec::new()),
         };
         painter.area.fill(&WHITE).map_err(draw_err)?;
         draw_figure(&mut painter, figure, &view.subplots, (width, height))?;
         painter.area.present().map_err(draw_err)?;
-        painter.replacements
+        painter.replacements.into_inner()
     };
     let body = splice_placeholders(body, &replacements)?;
 
@@ -381,25 +382,25 @@ fn dash_polyline(points: &[(f64, f64)], on: f64, off: f64) -> Vec<Vec<(f64, f64)
 /// Drawing helpers on the root area, in SVG units.
 struct Painter<'a> {
     area: DrawingArea<SVGBackend<'a>, Shift>,
-    replacements: Vec<String>,
+    replacements: std::cell::RefCell<Vec<String>>,
 }
 
 impl Painter<'_> {
     /// Draws a placeholder that will become `fragment`.
-    fn splice(&mut self, fragment: String) -> Result<(), FigureError> {
-        let id = self.replacements.len();
+    fn splice(&self, fragment: String) -> Result<(), FigureError> {
+        let id = self.replacements.borrow().len();
         self.area
             .draw_pixel(
                 (PLACEHOLDER_ORIGIN - id as i32, PLACEHOLDER_ORIGIN),
                 &PLACEHOLDER_COLOR,
             )
             .map_err(draw_err)?;
-        self.replacements.push(fragment);
+        self.replacements.borrow_mut().push(fragment);
         Ok(())
     }
 
     fn begin_clip(&mut self, r: &Rect) -> Result<(), FigureError> {
-        let id = format!("benchtop-clip-{}", self.replacements.len());
+        let id = format!("benchtop-clip-{}", self.replacements.borrow().len());
         self.splice(format!(
             "<clipPath id=\"{id}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath>\n<g clip-path=\"url(#{id})\">\n",
             num(r.x0),
@@ -566,6 +567,9 @@ impl Painter<'_> {
     ) -> Result<(), FigureError> {
         if text.is_empty() || c.a == 0 {
             return Ok(());
+        }
+        if rich::has_markup(text) {
+            return self.splice(rich_text_element(text, at, pt(size_pt), c, (h, v), rotated));
         }
         // plotters writes font-size = size / 1.24.
         let mut font = FontDesc::new(
@@ -1090,6 +1094,57 @@ fn draw_item(
     Ok(())
 }
 
+/// A `<text>` element with subscripts as `<tspan>`s, placed and styled exactly as plotters
+/// places plain text (same anchor, baseline offset and rotation).
+fn rich_text_element(
+    text: &str,
+    (x, y): (f64, f64),
+    size: f64,
+    c: Rgba,
+    (h, v): (HPos, VPos),
+    rotated: bool,
+) -> String {
+    let anchor = match h {
+        HPos::Left => "start",
+        HPos::Center => "middle",
+        HPos::Right => "end",
+    };
+    let dy = match v {
+        VPos::Top => "0.76em",
+        VPos::Center => "0.5ex",
+        VPos::Bottom => "-0.5ex",
+    };
+    let (x, y) = to_i32((x, y));
+    let transform = if rotated {
+        format!(" transform=\"rotate(270, {x}, {y})\"")
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "<text x=\"{x}\" y=\"{y}\" dy=\"{dy}\" text-anchor=\"{anchor}\" font-family=\"{FONT_FAMILY}\" font-size=\"{}\" opacity=\"{}\" fill=\"#{:02X}{:02X}{:02X}\"{transform}>",
+        num(size),
+        num(f64::from(c.a) / 255.0),
+        c.r,
+        c.g,
+        c.b
+    );
+    for span in rich::spans(text) {
+        if span.sub {
+            let _ = write!(
+                out,
+                "<tspan font-size=\"{}\" baseline-shift=\"{}\">{}</tspan>",
+                num(size * rich::SUBSCRIPT_SCALE),
+                num(-size * rich::SUBSCRIPT_DROP),
+                xml_escape(&span.text)
+            );
+        } else {
+            out.push_str(&xml_escape(&span.text));
+        }
+    }
+    out.push_str("</text>\n");
+    out
+}
+
 /// `svg` as a nested `<svg>` element filling `r` (the preparation step fitted `r` to the
 /// picture's aspect); the root's namespace
 /// declarations are kept, the XML prolog dropped.
@@ -1270,7 +1325,7 @@ fn draw_legend(
     let sample_w = pt(16.0);
     let text_w = entries
         .iter()
-        .map(|(_, t)| text_width(t, pt(LEGEND_PT)))
+        .map(|(_, t)| text_width(&rich::plain(t), pt(LEGEND_PT)))
         .fold(0.0, f64::max);
     let w = pad + sample_w + pt(4.0) + text_w + pad;
     let h = pad * 2.0 + row * entries.len() as f64;

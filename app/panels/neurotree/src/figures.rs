@@ -13,16 +13,24 @@ use benchtop_kit::figure::{
 };
 
 /// Colour of tree edges on no trunk.
-pub const PLAIN_EDGE: Rgba = Rgba::rgb(0xbb, 0xbb, 0xbb);
+pub const PLAIN_EDGE: Rgba = Rgba::rgb(0xd8, 0xd8, 0xd8);
+
+/// Colour of the control group in group comparisons (brain age).
+pub const CONTROL_COLOR: Rgba = Rgba::rgb(0x1f, 0x77, 0xb4);
+
+/// Colour of the patient group in group comparisons (brain age).
+pub const PATIENT_COLOR: Rgba = Rgba::rgb(0xd6, 0x27, 0x28);
 
 /// Colour of trunk level `level` (1 = the main trunk).
 pub fn level_color(level: usize) -> Rgba {
+    // Greys from near-black (the main trunk) to light: ordinal, and never one of the
+    // networks' colours, which the nodes carry in the same figures.
     match level {
-        1 => Rgba::rgb(0xd6, 0x27, 0x28),
-        2 => Rgba::rgb(0xff, 0x7f, 0x0e),
-        3 => Rgba::rgb(0x1f, 0x77, 0xb4),
-        4 => Rgba::rgb(0x2c, 0xa0, 0x2c),
-        _ => Rgba::rgb(0x94, 0x67, 0xbd),
+        1 => Rgba::rgb(0x10, 0x10, 0x10),
+        2 => Rgba::rgb(0x45, 0x45, 0x45),
+        3 => Rgba::rgb(0x70, 0x70, 0x70),
+        4 => Rgba::rgb(0x98, 0x98, 0x98),
+        _ => Rgba::rgb(0xb0, 0xb0, 0xb0),
     }
 }
 

@@ -11,7 +11,7 @@ use benchtop_neurotree::result::NeuroTreeResult;
 use benchtop_neurotree::train::EpochStats;
 
 use super::explore::Pick;
-use super::figures::{chance_line, level_color};
+use super::figures::{CONTROL_COLOR, PATIENT_COLOR, chance_line};
 use super::tree_tab::{GroupBases, TreeBase};
 use super::{DataParams, ENGINE, LoadedData, NeuroTreeModel, NeuroTreePanelParams};
 use benchtop_kit::figure::{
@@ -395,14 +395,14 @@ fn results_figure(result: &NeuroTreeResult) -> Figure {
                 Group::Control,
                 b.slope_control,
                 b.intercept_control,
-                level_color(3),
+                CONTROL_COLOR,
                 "controls",
             ),
             (
                 Group::Patient,
                 b.slope_patient,
                 b.intercept_patient,
-                level_color(1),
+                PATIENT_COLOR,
                 "patients",
             ),
         ] {

@@ -338,8 +338,14 @@ impl LearnedTab {
             .or(self.task.live().snapshot.as_ref());
         let mut figure = Figure::new(match evaluation {
             Some(e) if result.is_some() => format!("Held-out forecasts at {} h", e.lead_h),
+            Some(e) if self.task.was_cancelled() => format!(
+                "Stopped: one-step forecasts ({} h) when training was stopped",
+                e.lead_h
+            ),
             Some(e) => format!("Live: one-step forecasts ({} h) during training", e.lead_h),
-            None => "Training…".to_owned(),
+            None if self.task.was_cancelled() => "Training stopped before a forecast".to_owned(),
+            None if self.task.is_running() => "Training…".to_owned(),
+            None => "Not trained yet: press Train both forecasters".to_owned(),
         });
         let mut count: usize = 0;
         if let Some(e) = evaluation {
