@@ -28,6 +28,7 @@
 //! - [`frame`]: display frames (orthogonalised readout, alignment to planted latents).
 //! - [`trajectories`]: noiseless paths, trial groups, visits, click probability, PSTHs.
 //! - [`pipeline`]: the whole fit (baseline, training, analysis) behind one call.
+//! - [`selection`]: model selection over a small grid by k-fold held-out predictive likelihood.
 //! - [`result`]: what a fit produces (curves, flow, fixed points, trajectories, PSTHs).
 
 pub mod analysis;
@@ -52,6 +53,7 @@ pub mod posterior;
 pub mod predictive;
 pub mod result;
 pub mod robustness;
+pub mod selection;
 pub mod softplus;
 pub mod synthetic;
 pub mod train;

@@ -208,13 +208,17 @@ fn describe_point(p: &FixedPoint, support: Option<usize>, fits: usize) -> String
             format!("{re:.0}")
         }
     };
+    // A complex pair is one value with its conjugate.
+    let eigenvalues = if p.eigenvalues[0].1.abs() > 1e-9 {
+        eig(p.eigenvalues[0])
+    } else {
+        format!("{}, {}", eig(p.eigenvalues[1]), eig(p.eigenvalues[0]))
+    };
     let mut text = format!(
-        "{} ({:.2}, {:.2}) λ = {}, {}",
+        "{} ({:.2}, {:.2}) λ = {eigenvalues}",
         kind(p.stability),
         p.z[0],
         p.z[1],
-        eig(p.eigenvalues[1]),
-        eig(p.eigenvalues[0])
     );
     if fits > 1
         && let Some(n) = support

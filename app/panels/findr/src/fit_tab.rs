@@ -9,6 +9,7 @@ use benchtop_findr::result::{EpochRecord, FindrResult};
 
 use super::figures::{REFERENCE, TRAIN, VALIDATION};
 use super::saved::{HISTORY_COLUMNS, history_row};
+use super::selection::Selection;
 use super::{
     DataParams, ENGINE, FindrModel, FindrPanelParams, FindrParams, LoadedData, SavedResults,
     engine, saved,
@@ -135,14 +136,15 @@ impl FitTab {
         ui: &mut egui::Ui,
         cx: &mut Cx<'_, FindrModel>,
         data: Option<Arc<LoadedData>>,
+        selection: &mut Selection,
     ) {
         controls_and_view(
             ui,
             "findr fit controls",
             300.0,
-            &mut (self, cx, data),
-            |(tab, cx, data), ui| tab.controls_ui(ui, cx, data.as_ref()),
-            |(tab, _, _), ui| {
+            &mut (self, cx, data, selection),
+            |(tab, cx, data, selection), ui| tab.controls_ui(ui, cx, data.as_ref(), selection),
+            |(tab, _, _, _), ui| {
                 if tab.history().is_empty() {
                     ui.label(
                         "Train the model to see its training curves here, epoch by epoch; the \
@@ -161,6 +163,7 @@ impl FitTab {
         ui: &mut egui::Ui,
         cx: &mut Cx<'_, FindrModel>,
         data: Option<&Arc<LoadedData>>,
+        selection: &mut Selection,
     ) {
         let bin_s = data.map_or_else(|| data_bin_s(&cx.params.data), |d| d.trials.bin_s);
         ui.strong("Model");
@@ -200,12 +203,12 @@ impl FitTab {
                 format!("{}: {}", issue.key, issue.message),
             );
         }
+        let ready = data.is_some() && issues.is_empty();
         if let Some(info) = self.task.info() {
             if job_progress(ui, info, "Stop training") {
                 self.task.stop();
             }
         } else {
-            let ready = data.is_some() && issues.is_empty();
             if ui.add_enabled(ready, egui::Button::new("Train")).clicked() && data.is_some() {
                 self.start(cx, data.cloned());
             }
@@ -244,6 +247,8 @@ impl FitTab {
                 ui.colored_label(ui.visuals().warn_fg_color, format!("Note: {reason}."));
             }
         }
+        ui.separator();
+        selection.ui(ui, cx, data, ready);
     }
 
     pub(super) fn figures(&self, params: &FindrPanelParams) -> Vec<PanelFigure> {

@@ -17,6 +17,7 @@ mod fit_tab;
 mod flow_tab;
 pub mod params;
 mod saved;
+mod selection;
 pub mod sweeps;
 
 use std::collections::BTreeMap;
@@ -27,7 +28,6 @@ use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
-use benchtop_kit::tasks;
 use serde::{Deserialize, Serialize};
 
 pub use engine::{AnalysisParams, FindrParams, ModelConfig, TrainParams};
@@ -133,6 +133,8 @@ pub struct FindrPanelParams {
     pub fit: FindrParams,
     /// Seed of the fit (initial weights, folds' batches, noise).
     pub fit_seed: u64,
+    /// The grid the fit tab's model selection scores.
+    pub selection: benchtop_findr::selection::SelectionGrid,
 }
 
 impl Default for FindrPanelParams {
@@ -141,6 +143,7 @@ impl Default for FindrPanelParams {
             data: DataParams::default(),
             fit: FindrParams::default(),
             fit_seed: 1,
+            selection: benchtop_findr::selection::SelectionGrid::default(),
         }
     }
 }
@@ -206,6 +209,10 @@ pub struct SavedResults {
     pub history_file: Option<String>,
     /// Sidecar file with the PSTHs (2 × groups × bins × neurons: data, model).
     pub psths_file: Option<String>,
+    /// The model selection's scored points (a stopped selection resumes from them).
+    pub selection: Vec<benchtop_findr::selection::CandidateScore>,
+    /// The digest of the settings they were scored for.
+    pub selection_key: String,
 }
 
 /// The trials in use, with the planted truth when they are synthetic.
@@ -234,6 +241,7 @@ pub struct FindrModel {
     data: data_tab::DataTab,
     fit: fit_tab::FitTab,
     flow: flow_tab::FlowTab,
+    selection: selection::Selection,
 }
 
 /// The engine name and version recorded in figure provenance.
@@ -282,11 +290,13 @@ impl PanelModel for FindrModel {
             data: data_tab::DataTab::restore(results, sidecar, params)?,
             fit: fit_tab::FitTab::restore(results, sidecar, params)?,
             flow: flow_tab::FlowTab::default(),
+            selection: selection::Selection::restore(results),
         })
     }
 
     fn save(&self, results: &mut SavedResults, sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
         self.data.task.save(results, sidecar)?;
+        self.selection.save(results);
         self.fit.save(results, sidecar)
     }
 
@@ -295,7 +305,7 @@ impl PanelModel for FindrModel {
             FindrTab::Data => self.data.ui(ui, cx),
             FindrTab::Fit => {
                 let loaded = self.data.loaded();
-                self.fit.ui(ui, cx, loaded);
+                self.fit.ui(ui, cx, loaded, &mut self.selection);
             }
             FindrTab::Flow => {
                 let loaded = self.data.loaded();
@@ -326,11 +336,22 @@ impl PanelModel for FindrModel {
         }
     }
 
-    tasks!(data.task, fit.task);
+    fn tasks(&self) -> Vec<&dyn benchtop_kit::task::TaskHandle> {
+        vec![&self.data.task, &self.fit.task, self.selection.task()]
+    }
 
-    fn poll(&mut self, _params: &mut FindrPanelParams) {
+    fn tasks_mut(&mut self) -> Vec<&mut dyn benchtop_kit::task::TaskHandle> {
+        vec![
+            &mut self.data.task,
+            &mut self.fit.task,
+            self.selection.task_mut(),
+        ]
+    }
+
+    fn poll(&mut self, params: &mut FindrPanelParams) {
         self.data.task.poll_result();
         self.fit.poll();
+        self.selection.poll(params);
     }
 
     fn validate(params: &FindrPanelParams) -> Vec<ParamIssue> {

@@ -218,6 +218,45 @@ fn findr_sweeps_set_the_fit_and_the_seed_through_the_declarations() {
 }
 
 #[test]
+fn findr_select_model_scores_the_grid_applies_the_best_and_keeps_the_scores() {
+    let text = r"(
+        format_version: 1,
+        panels: [(id: (1), state: Findr((params: (
+            data: (synthetic: (n_trials: 40, n_neurons: 12, min_bins: 20, max_bins: 30)),
+            fit: (
+                baseline: (within_trial_bases: [4], ridges: [1e-2]),
+                model: (flow_width: 8, encoder_hidden: 8),
+                train: (max_epochs: 2, batch_trials: 10, warmup_epochs: 1, first_cycle_epochs: 5),
+                analysis: (grid_size: 7, fixed_points: (starts_per_axis: 4)),
+            ),
+            selection: (beta_kl: [0.5, 1.5], learning_rate: [0.1], flow_width: [6], tau_s: [0.1],
+                        restarts: 1, folds: 2),
+        ))))],
+    )";
+    let mut harness = common::harness(common::session_from(text, "select-findr.ron"));
+    harness.get_by_label("Generate synthetic data").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    harness.get_by_label("Fit").click();
+    harness.step();
+    harness.get_by_label("Select model").click();
+    harness.step();
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    harness.get_by_label_contains("Applied the best settings");
+    let saved = harness.state().session.to_text().expect("serialises");
+    // The best point's width is applied (both points have H = 6) and both scores are kept.
+    assert!(saved.contains("flow_width: 6"), "{saved}");
+    assert!(saved.contains("selection_key"), "{saved}");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("select.ron");
+    let reopened = common::save_and_reopen(&mut harness, &path);
+    let reopened_text = reopened.to_text().expect("serialises");
+    for beta in ["beta_kl: 0.5", "beta_kl: 1.5"] {
+        assert!(reopened_text.contains(beta), "{beta}: {reopened_text}");
+    }
+}
+
+#[test]
 fn findr_partial_fit_and_data_keep_the_panel_defaults() {
     // One source of defaults: a project that sets one field of the fit or of the synthetic data
     // keeps the panel's defaults (the example project's) for every other field.
