@@ -466,18 +466,24 @@ impl<P: 'static> Param<P> {
         max: f64,
     ) -> Option<f64> {
         let key = response.id.with("fine drag");
+        let started: Option<f64> = ui.data(|d| d.get_temp(key));
         let shift = ui.input(|i| i.modifiers.shift_only());
-        if !(shift && ui.ctx().is_being_dragged(response.id)) || max <= min {
+        // A drag begun with Shift stays fine to its end, the release included (where the
+        // slider would otherwise jump to the pointer).
+        let dragging = ui.ctx().is_being_dragged(response.id) || response.drag_stopped();
+        if !(dragging && (shift || started.is_some())) || max <= min {
             ui.data_mut(|d| d.remove::<f64>(key));
             return None;
         }
         let rail = f64::from(ui.spacing().slider_width.max(1.0));
         let moved = f64::from(ui.input(|i| i.pointer.delta().x));
-        let start = ui
-            .data(|d| d.get_temp::<f64>(key))
-            .unwrap_or_else(|| self.fraction(before, min, max));
+        let start = started.unwrap_or_else(|| self.fraction(before, min, max));
         let fraction = (start + moved / rail / FINE_FACTOR).clamp(0.0, 1.0);
-        ui.data_mut(|d| d.insert_temp(key, fraction));
+        if response.drag_stopped() {
+            ui.data_mut(|d| d.remove::<f64>(key));
+        } else {
+            ui.data_mut(|d| d.insert_temp(key, fraction));
+        }
         let value = self.at_fraction(fraction, min, max);
         Some(if self.integer { value.round() } else { value })
     }

@@ -21,6 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{ENGINE, IsingModel, IsingParams, SavedResults};
 
+/// The smallest height of a figure of the tab, in points (the view scrolls below it).
+const MIN_FIGURE_HEIGHT: f32 = 260.0;
+
 /// The (β̃, K̃) grid over which the residual loss of the best map is drawn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -359,21 +362,28 @@ impl DualityTab {
         );
     }
 
+    /// The training figure, then the approximate-dual map once computed; the view scrolls
+    /// when a small window leaves them less than their smallest height.
     fn view_ui(&mut self, ui: &mut egui::Ui, params: &DualityParams) {
-        let figure = training_figure(self.history(), self.train.result(), params);
-        ui.allocate_ui(
-            egui::vec2(
-                ui.available_width(),
-                (ui.available_height() * 0.62).max(240.0),
-            ),
-            |ui| {
-                show_figure(ui, &figure, &mut self.plots);
-            },
-        );
-        if let Some(map) = self.map.result() {
-            let figure = residual_figure(map, params);
-            show_figure(ui, &figure, &mut self.map_plot);
-        }
+        let width = ui.available_width();
+        let height = ui.available_height();
+        egui::ScrollArea::vertical()
+            .id_salt("ising duality view")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                let figure = training_figure(self.history(), self.train.result(), params);
+                let training_height = (height * 0.62).max(MIN_FIGURE_HEIGHT);
+                ui.allocate_ui(egui::vec2(width, training_height), |ui| {
+                    show_figure(ui, &figure, &mut self.plots);
+                });
+                if let Some(map) = self.map.result() {
+                    let figure = residual_figure(map, params);
+                    let map_height = (height - training_height).max(MIN_FIGURE_HEIGHT);
+                    ui.allocate_ui(egui::vec2(width, map_height), |ui| {
+                        show_figure(ui, &figure, &mut self.map_plot);
+                    });
+                }
+            });
     }
 
     fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {

@@ -24,6 +24,15 @@ use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Live, Task};
 use benchtop_kit::widgets::controls_and_view;
 
+/// The smallest side of the lattice picture, in points.
+const MIN_LATTICE_SIDE: f32 = 160.0;
+
+/// The width the observables table needs beside the lattice, in points.
+const OBSERVABLES_WIDTH: f32 = 480.0;
+
+/// The smallest height of the live figure, in points (the view scrolls below it).
+const MIN_FIGURE_HEIGHT: f32 = 280.0;
+
 /// What the live job streams to the panel.
 pub(super) enum McUpdate {
     /// The sampler is ready (and, on wgpu, where its lattice lives).
@@ -260,30 +269,56 @@ impl McTab {
         );
     }
 
+    /// The lattice and the observables side by side when both fit, else one above the
+    /// other; then the live figure. The whole view scrolls (and the table sideways), so a
+    /// small window cuts nothing off.
     fn view_ui(&mut self, ui: &mut egui::Ui, cx: &Cx<'_, IsingModel>) {
-        let side = (ui.available_width() * 0.42)
-            .min(ui.available_height() * 0.55)
-            .max(160.0);
-        ui.horizontal_top(|ui| {
-            let gpu = if cx.shared_gpu {
-                self.task.live().gpu.as_ref()
-            } else {
-                None
-            };
-            let snapshot = self
-                .task
-                .live()
-                .snapshot
-                .as_ref()
-                .or(self.snapshot.as_ref());
-            self.lattice.show(ui, side, snapshot, gpu, cx.render_state);
-            ui.vertical(|ui| {
-                ui.set_max_width(ui.available_width());
-                self.observables_ui(ui, cx.params);
+        let width = ui.available_width();
+        let height = ui.available_height();
+        egui::ScrollArea::vertical()
+            .id_salt("ising mc view")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.set_max_width(width);
+                let side_by_side = width >= MIN_LATTICE_SIDE + OBSERVABLES_WIDTH;
+                if side_by_side {
+                    let side = (width * 0.42)
+                        .min(height * 0.55)
+                        .min(width - OBSERVABLES_WIDTH)
+                        .max(MIN_LATTICE_SIDE);
+                    ui.horizontal_top(|ui| {
+                        self.lattice_ui(ui, side, cx);
+                        ui.vertical(|ui| self.observables_ui(ui, cx.params));
+                    });
+                } else {
+                    let side = width.min(height * 0.5).max(MIN_LATTICE_SIDE);
+                    self.lattice_ui(ui, side, cx);
+                    self.observables_ui(ui, cx.params);
+                }
+                let used = ui.min_rect().height();
+                let figure_height = (height - used).max(MIN_FIGURE_HEIGHT);
+                let figure = figures::live_figure(self.measurements(), self.shown(), &cx.params.mc);
+                ui.allocate_ui(egui::vec2(width, figure_height), |ui| {
+                    show_figure(ui, &figure, &mut self.plots);
+                });
             });
-        });
-        let figure = figures::live_figure(self.measurements(), self.shown(), &cx.params.mc);
-        show_figure(ui, &figure, &mut self.plots);
+    }
+
+    /// The lattice, `side` points square: live from the GPU when the engines share the
+    /// window's device, else the last snapshot.
+    fn lattice_ui(&mut self, ui: &mut egui::Ui, side: f32, cx: &Cx<'_, IsingModel>) {
+        let gpu = if cx.shared_gpu {
+            self.task.live().gpu.as_ref()
+        } else {
+            None
+        };
+        let snapshot = self
+            .task
+            .live()
+            .snapshot
+            .as_ref()
+            .or(self.snapshot.as_ref());
+        self.lattice.show(ui, side, snapshot, gpu, cx.render_state);
     }
 
     fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
@@ -375,7 +410,14 @@ impl McTab {
         self.task.status(ui, &key(cx.params));
     }
 
+    /// The observables table, scrolled sideways when it is wider than the room it has.
     fn observables_ui(&self, ui: &mut egui::Ui, params: &IsingParams) {
+        egui::ScrollArea::horizontal()
+            .id_salt("ising observables")
+            .show(ui, |ui| self.observables_table(ui, params));
+    }
+
+    fn observables_table(&self, ui: &mut egui::Ui, params: &IsingParams) {
         ui.strong("Observables");
         let Some(result) = self.shown() else {
             ui.label("Measuring…");
