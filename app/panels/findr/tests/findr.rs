@@ -206,6 +206,13 @@ fn findr_sweeps_set_the_fit_and_the_seed_through_the_declarations() {
             .unwrap_or_else(|error| panic!("{}: {error}", param.key));
     }
 
+    // One fold of the model selection as a kit sweep (README): β_KL × learning rate, two
+    // repeats (seeds) per point, recording the held-out predictive gain.
+    let selection: benchtop_kit::sweep::SweepDoc = ron::from_str(SELECTION_SWEEP).expect("parses");
+    selection
+        .validate(&support)
+        .expect("the selection sweep is valid");
+
     // The delay: 0 s means clicks throughout the trial.
     panel
         .set_param("data.synthetic.stimulus_s", 0.0)
@@ -292,6 +299,19 @@ fn findr_partial_fit_and_data_keep_the_panel_defaults() {
     );
     assert_eq!(synthetic.flow.bump_strength, 2.0);
 }
+
+/// The README's model-selection sweep for a FINDR panel in pane 1.
+const SELECTION_SWEEP: &str = r#"(
+    name: "FINDR model selection, fold 0",
+    pane: (1),
+    axes: [
+        (param: "fit.train.beta_kl", grid: List([0.5, 1.0, 2.0])),
+        (param: "train.learning_rate", grid: List([0.05, 0.1])),
+    ],
+    repeats: 2,
+    base_seed: 1,
+    outputs: ["fit.predictive_gain", "fit.test_nll_gain", "fit.stable_fixed_points"],
+)"#;
 
 fn grid3() -> FlowGrid {
     FlowGrid {
