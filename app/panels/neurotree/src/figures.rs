@@ -115,10 +115,12 @@ pub fn tree_subplot(
     hidden: &[usize],
     label_trunks: bool,
 ) -> Subplot {
+    // A layout, not a measurement: no axes.
     let mut subplot = Subplot::new(title)
         .x_range(-1.15, 1.15)
         .y_range(-1.15, 1.15)
         .equal_aspect(true)
+        .axes(false)
         .legend(true);
     let nodes: Vec<GraphNode> = positions
         .iter()
