@@ -79,9 +79,11 @@ impl InWindowDialog {
         &self.request
     }
 
-    /// Lists `folder` (made absolute), or says why it cannot.
+    /// Lists `folder` (made absolute, `..` and links resolved), or says why it cannot.
     fn go_to(&mut self, folder: PathBuf) {
-        let folder = std::path::absolute(&folder).unwrap_or(folder);
+        let folder = std::fs::canonicalize(&folder)
+            .or_else(|_| std::path::absolute(&folder))
+            .unwrap_or(folder);
         self.entries = list(&folder, self.show_all);
         self.folder_text = folder.display().to_string();
         self.folder = folder;
