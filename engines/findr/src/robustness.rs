@@ -312,6 +312,12 @@ pub fn assess(scenario: &Scenario, result: &FindrResult) -> Assessment {
     if recovered.is_empty() {
         recovered.push("no fixed points in the sample zone".to_owned());
     }
+    if result.fixed_points_outside_sample_zone > 0 {
+        recovered.push(format!(
+            "{} more outside the sample zone",
+            result.fixed_points_outside_sample_zone
+        ));
+    }
     let structure_matches = match scenario.data.dynamics {
         Dynamics::LineAttractor { .. } => match zone_eigenvalues(result) {
             Some((slow, fast)) => {
