@@ -340,8 +340,8 @@ pub fn show_figure(ui: &mut egui::Ui, figure: &Figure, state: &mut FigureViewSta
     // How to zoom and pan, while the pointer is over the figure (egui_plot's gestures).
     if response.contains_pointer() {
         ui.painter().text(
-            rect.right_bottom() - vec2(4.0, 2.0),
-            Align2::RIGHT_BOTTOM,
+            rect.left_top() + vec2(4.0, 2.0),
+            Align2::LEFT_TOP,
             ZOOM_HINT,
             FontId::proportional(10.0),
             Color32::from_gray(0x70),
@@ -955,12 +955,15 @@ fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect) {
         return;
     }
     let painter = ui.painter().with_clip_rect(frame);
+    // Smaller text in a small plot, so that the legend keeps to about 40 % of its height.
+    let wanted = LEGEND_TEXT * 1.45 * entries.len() as f32 + 10.0;
+    let text_size = (LEGEND_TEXT * (0.4 * frame.height() / wanted).min(1.0)).max(8.0);
     let galleys: Vec<_> = entries
         .iter()
-        .map(|(_, text)| painter.layout_job(rich_job(text, LEGEND_TEXT, Color32::BLACK)))
+        .map(|(_, text)| painter.layout_job(rich_job(text, text_size, Color32::BLACK)))
         .collect();
-    let row = LEGEND_TEXT * 1.45;
-    let pad = 5.0;
+    let row = text_size * 1.45;
+    let pad = 5.0 * text_size / LEGEND_TEXT;
     let sample_w = 22.0;
     let text_w = galleys.iter().map(|g| g.size().x).fold(0.0, f32::max);
     let size = vec2(
