@@ -10,6 +10,7 @@ use super::merge::{Merged, Outstanding, merge, outstanding};
 use super::submit::find_sweep;
 use super::survey::{Survey, TaskReport, TaskState, survey};
 use crate::session::Session;
+use benchtop_kit::sweep::SweepDoc;
 
 /// One job in a report.
 #[derive(Clone, Debug, Serialize)]
@@ -124,6 +125,19 @@ pub fn sweep_report(
         }
         merged = Some(report);
     }
+    Ok(report_of(project, &doc, &fingerprint, &jobs, merged, saved))
+}
+
+/// The report on sweep `doc` (as it stands, after any merge) and its `jobs`, for a panel whose
+/// fingerprint is now `fingerprint`; `merged` and `saved` say what a collect did.
+pub fn report_of(
+    project: &Path,
+    doc: &SweepDoc,
+    fingerprint: &str,
+    jobs: &Survey,
+    merged: Option<Merged>,
+    saved: bool,
+) -> SweepReport {
     let view = if doc.fingerprint == fingerprint || doc.results.is_empty() {
         doc.clone()
     } else {
@@ -132,24 +146,24 @@ pub fn sweep_report(
         fresh.results.clear();
         fresh
     };
-    let outstanding = outstanding(&view, &fingerprint, &jobs);
+    let outstanding = outstanding(&view, fingerprint, jobs);
     let mut by_state = std::collections::BTreeMap::new();
     for point in &outstanding {
         *by_state.entry(point.state.clone()).or_insert(0) += 1;
     }
     let total = doc.axes.iter().map(|a| a.grid.len()).product::<usize>() * doc.repeats as usize;
-    Ok(SweepReport {
+    SweepReport {
         project: project.to_path_buf(),
-        sweep: name.to_owned(),
+        sweep: doc.name.clone(),
         total,
         done: total - outstanding.len(),
         merge: merged,
         saved,
-        jobs: summaries(&jobs, &fingerprint),
+        jobs: summaries(jobs, fingerprint),
         outstanding_by_state: by_state,
         outstanding,
-        queue_error: jobs.queue_error,
-    })
+        queue_error: jobs.queue_error.clone(),
+    }
 }
 
 /// What the collect of a long run did.

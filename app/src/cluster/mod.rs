@@ -7,7 +7,8 @@
 //! ([`collect`]) read the folders and ask Slurm ([`slurm`]) how each task stands ([`survey`]),
 //! and `collect` merges the finished points into the project's sweep ([`merge`]): the same
 //! points, bit for bit, as a local run. `benchtop run PROJECT --slurm` sends a whole project's
-//! headless run as one job ([`submit`]).
+//! headless run as one job ([`submit`]). The window submits, watches and cancels sweep jobs
+//! through the same code ([`watch`]).
 //!
 //! The job folder must be on a file system the nodes share with the submitting machine, and the
 //! binary the tasks run (this one, or `--benchtop PATH`) must be readable there.
@@ -20,3 +21,4 @@ pub mod slurm;
 pub mod submit;
 pub mod survey;
 pub mod task;
+pub mod watch;

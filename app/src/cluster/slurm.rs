@@ -4,7 +4,7 @@
 //! The commands are found on `PATH` and read `SLURM_CONF` like any Slurm client.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::Context as _;
@@ -119,33 +119,108 @@ pub fn sbatch_line(script: &Path) -> Vec<String> {
     ]
 }
 
-fn run(program: &str, args: &[String]) -> anyhow::Result<std::process::Output> {
-    Command::new(program).args(args).output().map_err(|error| {
-        if error.kind() == std::io::ErrorKind::NotFound {
-            anyhow::anyhow!(
-                "`{program}` was not found: run this on a machine with Slurm's commands (a \
-                 login node), or use --dry-run and submit the printed command there"
-            )
-        } else {
-            anyhow::anyhow!("`{program}` could not run: {error}")
-        }
-    })
+/// Where Slurm's commands come from: a folder holding `sbatch`, `squeue`, `sacct` and
+/// `scancel` (else `PATH`) and a `SLURM_CONF` (else the environment's). The CLI uses the
+/// environment; the window lets the user name both, since a desktop started from a menu may
+/// lack the `PATH` and `SLURM_CONF` a login shell sets up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Commands {
+    /// The folder of Slurm's commands (`None`: found on `PATH`).
+    pub folder: Option<PathBuf>,
+    /// The `SLURM_CONF` they read (`None`: the environment's).
+    pub conf: Option<PathBuf>,
 }
 
-/// Runs the `sbatch` line and returns the job id it prints.
-pub fn submit(line: &[String]) -> anyhow::Result<String> {
-    let (program, args) = line.split_first().context("empty sbatch line")?;
-    let output = run(program, args)?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        anyhow::bail!(
-            "`{}` failed: {}",
-            line.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
+impl Commands {
+    /// The program `name` as it is run: in [`Self::folder`], or the bare name for `PATH`.
+    pub fn program(&self, name: &str) -> String {
+        self.folder.as_ref().map_or_else(
+            || name.to_owned(),
+            |folder| folder.join(name).display().to_string(),
+        )
     }
-    parse_parsable(&stdout)
-        .with_context(|| format!("`{}` printed `{}`", line.join(" "), stdout.trim()))
+
+    fn run(&self, name: &str, args: &[String]) -> anyhow::Result<std::process::Output> {
+        let program = self.program(name);
+        let mut command = Command::new(&program);
+        command.args(args);
+        if let Some(conf) = &self.conf {
+            command.env("SLURM_CONF", conf);
+        }
+        command.output().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::NotFound {
+                anyhow::anyhow!(
+                    "`{program}` was not found: run this on a machine with Slurm's commands (a \
+                     login node), or use --dry-run and submit the printed command there"
+                )
+            } else {
+                anyhow::anyhow!("`{program}` could not run: {error}")
+            }
+        })
+    }
+
+    /// Runs the `sbatch` line (its first word names the command) and returns the job id it
+    /// prints.
+    pub fn submit(&self, line: &[String]) -> anyhow::Result<String> {
+        let (program, args) = line.split_first().context("empty sbatch line")?;
+        let output = self.run(program, args)?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() {
+            anyhow::bail!(
+                "`{}` failed: {}",
+                line.join(" "),
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        parse_parsable(&stdout)
+            .with_context(|| format!("`{}` printed `{}`", line.join(" "), stdout.trim()))
+    }
+
+    /// The queue's view of job `job_id`: task (or 0 for a job that is not an array) → state.
+    /// A job Slurm no longer knows gives an empty map.
+    pub fn queue(&self, job_id: &str) -> anyhow::Result<BTreeMap<usize, QueueState>> {
+        let args = words(&["-h", "-r", "-j", job_id, "-o", "%i|%T"]);
+        let output = self.run("squeue", &args)?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if stderr.contains("Invalid job id") {
+                return Ok(BTreeMap::new());
+            }
+            anyhow::bail!("squeue failed: {}", stderr.trim());
+        }
+        Ok(parse_squeue(
+            &String::from_utf8_lossy(&output.stdout),
+            job_id,
+        ))
+    }
+
+    /// Slurm's final states of job `job_id`'s tasks from `sacct`, or `None` where accounting
+    /// is not available (as on the local test cluster).
+    pub fn accounting(&self, job_id: &str) -> Option<BTreeMap<usize, String>> {
+        let args = words(&["-n", "-P", "-X", "-j", job_id, "-o", "JobID,State"]);
+        let output = self.run("sacct", &args).ok()?;
+        output
+            .status
+            .success()
+            .then(|| parse_sacct(&String::from_utf8_lossy(&output.stdout), job_id))
+    }
+
+    /// Cancels job `job_id`, or only its array task `task`.
+    pub fn cancel(&self, job_id: &str, task: Option<usize>) -> anyhow::Result<()> {
+        let target = task.map_or_else(|| job_id.to_owned(), |t| format!("{job_id}_{t}"));
+        let output = self.run("scancel", std::slice::from_ref(&target))?;
+        if !output.status.success() {
+            anyhow::bail!(
+                "scancel {target} failed: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+}
+
+fn words(args: &[&str]) -> Vec<String> {
+    args.iter().map(ToString::to_string).collect()
 }
 
 /// The job id of `sbatch --parsable` output: `123` or `123;cluster`.
@@ -169,27 +244,6 @@ pub enum QueueState {
     Queued(String),
     /// Running (RUNNING, COMPLETING, …).
     Running(String),
-}
-
-/// The queue's view of job `job_id`: task (or 0 for a job that is not an array) → state.
-/// A job Slurm no longer knows gives an empty map.
-pub fn queue(job_id: &str) -> anyhow::Result<BTreeMap<usize, QueueState>> {
-    let args: Vec<String> = ["-h", "-r", "-j", job_id, "-o", "%i|%T"]
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let output = run("squeue", &args)?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if stderr.contains("Invalid job id") {
-            return Ok(BTreeMap::new());
-        }
-        anyhow::bail!("squeue failed: {}", stderr.trim());
-    }
-    Ok(parse_squeue(
-        &String::from_utf8_lossy(&output.stdout),
-        job_id,
-    ))
 }
 
 /// Parses `squeue -h -r -o '%i|%T'` lines (`123_4|RUNNING`, `123|PENDING`) of job `job_id`.
@@ -222,20 +276,6 @@ pub fn parse_squeue(text: &str, job_id: &str) -> BTreeMap<usize, QueueState> {
     states
 }
 
-/// Slurm's final states of job `job_id`'s tasks from `sacct`, or `None` where accounting is
-/// not available (as on the local test cluster).
-pub fn accounting(job_id: &str) -> Option<BTreeMap<usize, String>> {
-    let args: Vec<String> = ["-n", "-P", "-X", "-j", job_id, "-o", "JobID,State"]
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let output = run("sacct", &args).ok()?;
-    output
-        .status
-        .success()
-        .then(|| parse_sacct(&String::from_utf8_lossy(&output.stdout), job_id))
-}
-
 /// Parses `sacct -n -P -X -o JobID,State` lines (`123_4|CANCELLED by 0`).
 pub fn parse_sacct(text: &str, job_id: &str) -> BTreeMap<usize, String> {
     text.lines()
@@ -251,17 +291,10 @@ pub fn parse_sacct(text: &str, job_id: &str) -> BTreeMap<usize, String> {
         .collect()
 }
 
-/// Cancels job `job_id`, or only its array task `task`.
+/// Cancels job `job_id` (or its task `task`) with the environment's Slurm
+/// ([`Commands::cancel`]).
 pub fn cancel(job_id: &str, task: Option<usize>) -> anyhow::Result<()> {
-    let target = task.map_or_else(|| job_id.to_owned(), |t| format!("{job_id}_{t}"));
-    let output = run("scancel", std::slice::from_ref(&target))?;
-    if !output.status.success() {
-        anyhow::bail!(
-            "scancel {target} failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    Ok(())
+    Commands::default().cancel(job_id, task)
 }
 
 #[cfg(test)]

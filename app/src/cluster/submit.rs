@@ -9,8 +9,8 @@ use benchtop_kit::sweep::missing_points;
 
 use super::folder::{self, JobFolder, Manifest, RunWork, SweepWork, Work};
 use super::points::{TablePoint, write_table};
-use super::slurm::{self, ScriptSpec, SlurmOptions};
-use super::survey::survey;
+use super::slurm::{self, Commands, ScriptSpec, SlurmOptions};
+use super::survey::survey_with;
 use crate::session::Session;
 
 /// How a job is submitted.
@@ -87,6 +87,7 @@ fn write_and_submit(
     work: Work,
     points: &[TablePoint],
     options: &SubmitOptions,
+    slurm: &Commands,
 ) -> anyhow::Result<(JobFolder, Vec<String>)> {
     for (flag, value) in [
         ("time", &options.slurm.time),
@@ -101,7 +102,7 @@ fn write_and_submit(
     let path = folder::create(project, slug)?;
     // A folder that was not submitted in full is removed: it would look like a `--dry-run` one.
     let written = fill_and_submit(
-        session, project, &path, slug, benchtop, work, points, options,
+        session, project, &path, slug, benchtop, work, points, options, slurm,
     );
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&path);
@@ -119,6 +120,7 @@ fn fill_and_submit(
     work: Work,
     points: &[TablePoint],
     options: &SubmitOptions,
+    slurm: &Commands,
 ) -> anyhow::Result<(JobFolder, Vec<String>)> {
     let path = path.to_path_buf();
     session
@@ -174,7 +176,7 @@ fn fill_and_submit(
     };
     job.save_manifest()?;
     if !options.dry_run {
-        let id = slurm::submit(&sbatch)?;
+        let id = slurm.submit(&sbatch)?;
         job.manifest.slurm_job_id = Some(id);
         job.save_manifest()?;
     }
@@ -187,6 +189,16 @@ pub fn submit_sweep(
     project: &Path,
     name: &str,
     options: &SubmitOptions,
+) -> anyhow::Result<Submitted> {
+    submit_sweep_with(project, name, options, &Commands::default())
+}
+
+/// [`submit_sweep`] with Slurm's commands from `slurm` (the window's settings).
+pub fn submit_sweep_with(
+    project: &Path,
+    name: &str,
+    options: &SubmitOptions,
+    slurm: &Commands,
 ) -> anyhow::Result<Submitted> {
     let mut session = Session::open(project)?;
     let index = find_sweep(&session, project, name)?;
@@ -204,7 +216,7 @@ pub fn submit_sweep(
     if !fresh.is_current(&support) {
         fresh.results.clear();
     }
-    let jobs = survey(project, name, !options.dry_run)?;
+    let jobs = survey_with(project, name, (!options.dry_run).then_some(slurm))?;
     let all = missing_points(&fresh).map_err(anyhow::Error::msg)?;
     let before = all.len();
     let wanted: Vec<(Vec<f64>, u32)> = all
@@ -264,6 +276,7 @@ pub fn submit_sweep(
         work,
         &points,
         options,
+        slurm,
     )?;
     Ok(Submitted {
         folder: Some(job.path),
@@ -290,6 +303,7 @@ pub fn submit_run(
         Work::Run(run.clone()),
         &[],
         options,
+        &Commands::default(),
     )?;
     Ok(Submitted {
         folder: Some(job.path),

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::folder::{self, JobFolder, SweepWork};
 use super::points::{PointRecord, TablePoint, read_record, read_table};
-use super::slurm::{self, QueueState};
+use super::slurm::{Commands, QueueState};
 
 /// Lines of a failed task's standard error kept in reports.
 pub const STDERR_TAIL_LINES: usize = 12;
@@ -95,9 +95,20 @@ pub struct StartMarker {
     pub slurm_job_id: Option<String>,
 }
 
-/// Reads the jobs of sweep `sweep` of `project`; asks Slurm about unfinished tasks when
-/// `ask_slurm`.
+/// Reads the jobs of sweep `sweep` of `project`; asks the environment's Slurm about unfinished
+/// tasks when `ask_slurm`.
 pub fn survey(project: &Path, sweep: &str, ask_slurm: bool) -> anyhow::Result<Survey> {
+    survey_with(project, sweep, ask_slurm.then(Commands::default).as_ref())
+}
+
+/// Reads the jobs of sweep `sweep` of `project`; asks Slurm through `slurm`, when given, about
+/// unfinished tasks.
+pub fn survey_with(
+    project: &Path,
+    sweep: &str,
+    slurm: Option<&Commands>,
+) -> anyhow::Result<Survey> {
+    let ask_slurm = slurm.is_some();
     let mut survey = Survey::default();
     for job in folder::list(project)? {
         let Some(work) = job.sweep().cloned() else {
@@ -117,12 +128,12 @@ pub fn survey(project: &Path, sweep: &str, ask_slurm: bool) -> anyhow::Result<Su
         // The queue first, then the files: a task that ends in between is then seen done.
         let mut queue = BTreeMap::new();
         let mut accounting = None;
-        if ask_slurm && let Some(id) = &slurm_job_id {
-            match slurm::queue(id) {
+        if let (Some(slurm), Some(id)) = (slurm, &slurm_job_id) {
+            match slurm.queue(id) {
                 Ok(states) => queue = states,
                 Err(error) => survey.queue_error = Some(format!("{error:#}")),
             }
-            accounting = slurm::accounting(id);
+            accounting = slurm.accounting(id);
         }
         let points = read_table(&job.path.join(folder::POINTS), work.axes.len())?;
         let mut records = BTreeMap::new();

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::BenchtopApp;
+use super::cluster::SlurmRunner;
 use benchtop_kit::jobs::JobBoard;
 use benchtop_kit::panel::{PaneView, Panel, PanelContext};
 use benchtop_kit::project::PaneId;
@@ -21,6 +22,7 @@ struct DockBehavior<'a> {
     focused: &'a mut Option<PaneId>,
     closed: Vec<PaneId>,
     export: Option<PaneId>,
+    cluster: SlurmRunner<'a>,
 }
 
 impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
@@ -96,7 +98,15 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
                 panel.ui(ui, &mut context);
             }
             PaneView::Sweeps => {
-                sweeps_ui(ui, id, panel.as_ref(), self.sweeps, self.forms, self.jobs);
+                sweeps_ui(
+                    ui,
+                    id,
+                    panel.as_ref(),
+                    self.sweeps,
+                    self.forms,
+                    self.jobs,
+                    Some(&mut self.cluster),
+                );
             }
         }
         egui_tiles::UiResponse::None
@@ -151,6 +161,8 @@ impl egui_tiles::Behavior<PaneId> for DockBehavior<'_> {
 
 impl BenchtopApp {
     pub(super) fn dock_ui(&mut self, ui: &mut egui::Ui) {
+        // Cluster polls end and start here, on every frame with panels (sweeps need one).
+        self.cluster.update(&mut self.session, ui.ctx());
         let project_dir = self
             .session
             .path
@@ -161,6 +173,7 @@ impl BenchtopApp {
             panels,
             sweeps,
             layout,
+            path,
             ..
         } = &mut self.session;
         let mut behavior = DockBehavior {
@@ -174,6 +187,12 @@ impl BenchtopApp {
             focused: &mut self.focused,
             closed: Vec::new(),
             export: None,
+            cluster: SlurmRunner {
+                watch: &mut self.cluster,
+                project: path.as_deref(),
+                unsaved: self.dirty,
+                jobs: &self.jobs,
+            },
         };
         layout.ui(&mut behavior, ui);
         let closed = behavior.closed;

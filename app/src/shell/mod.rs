@@ -6,6 +6,7 @@
 mod actions;
 mod catalog;
 mod changes;
+mod cluster;
 mod dialogs;
 mod dock;
 mod menu;
@@ -85,6 +86,8 @@ pub struct BenchtopApp {
     export_job: Option<Job<(), benchtop_kit::export::ExportReport>>,
     sweep_forms: SweepForms,
     quit_confirmed: bool,
+    /// The open project's sweep jobs on a Slurm cluster (the Sweeps view's "Run on").
+    pub cluster: crate::cluster::watch::ClusterWatch,
 }
 
 impl BenchtopApp {
@@ -114,6 +117,7 @@ impl BenchtopApp {
             export_job: None,
             sweep_forms: SweepForms::default(),
             quit_confirmed: false,
+            cluster: crate::cluster::watch::ClusterWatch::default(),
         }
     }
 

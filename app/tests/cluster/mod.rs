@@ -6,13 +6,19 @@
 //! Where Slurm cannot start (no packages, not root) it is skipped with the reason, unless
 //! `BENCHTOP_REQUIRE_SLURM=1` (set by `.ci/run`) makes that a failure.
 
+mod window;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::common::{benchtop, repo_root};
 
 const SWEEP: &str = "Binder crossing";
+
+/// Held by each test that uses the local cluster: one test at a time starts, uses and stops it.
+static SLURM: Mutex<()> = Mutex::new(());
 
 /// A small Ising project with a 4 × 2 sweep of β and L (Checkerboard on the CPU, so a node
 /// without a GPU computes it exactly as this machine does); `measurement_sweeps` sets how long
@@ -218,11 +224,16 @@ fn cluster_dry_run_folder_run_by_hand_equals_a_local_run() {
 struct LocalCluster {
     conf: String,
     started: bool,
+    _one_test: MutexGuard<'static, ()>,
 }
 
 impl LocalCluster {
     /// Starts it, or says why it cannot start.
     fn start() -> Result<Self, String> {
+        // A test that failed while holding the lock leaves the cluster as usable as before.
+        let one_test = SLURM
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let output = Command::new(repo_root().join("scripts/slurm-local.sh"))
             .arg("start")
             .output()
@@ -242,7 +253,24 @@ impl LocalCluster {
         Ok(Self {
             conf,
             started: stdout.contains("# started"),
+            _one_test: one_test,
         })
+    }
+
+    /// Starts it, or returns `None` after printing why it cannot start, which fails the test
+    /// instead when `BENCHTOP_REQUIRE_SLURM=1`.
+    fn start_or_skip(test: &str) -> Option<Self> {
+        match Self::start() {
+            Ok(cluster) => Some(cluster),
+            Err(reason) => {
+                assert!(
+                    std::env::var_os("BENCHTOP_REQUIRE_SLURM").is_none_or(|v| v != "1"),
+                    "BENCHTOP_REQUIRE_SLURM=1 but the local Slurm cluster cannot start: {reason}"
+                );
+                eprintln!("skipping {test}: {reason}");
+                None
+            }
+        }
     }
 
     /// Runs a Slurm client command against the cluster.
@@ -287,16 +315,8 @@ impl Drop for LocalCluster {
 /// task; the collected sweep then equals the local run's, bit for bit.
 #[test]
 fn cluster_slurm_sweep_equals_local_and_a_killed_task_is_resubmitted_alone() {
-    let cluster = match LocalCluster::start() {
-        Ok(cluster) => cluster,
-        Err(reason) => {
-            assert!(
-                std::env::var_os("BENCHTOP_REQUIRE_SLURM").is_none_or(|v| v != "1"),
-                "BENCHTOP_REQUIRE_SLURM=1 but the local Slurm cluster cannot start: {reason}"
-            );
-            eprintln!("skipping the Slurm test: {reason}");
-            return;
-        }
+    let Some(cluster) = LocalCluster::start_or_skip("the Slurm test") else {
+        return;
     };
     let conf = Some(cluster.conf.as_str());
     let dir = tempfile::tempdir().expect("temporary folder");

@@ -9,6 +9,7 @@
 mod aggregate;
 mod csv_export;
 mod grid;
+mod remote;
 mod run;
 mod runs;
 pub mod ui;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use aggregate::{AggregatedPoint, aggregate};
 pub use csv_export::to_csv;
 pub use grid::{GridSpec, Spacing};
+pub use remote::RemoteRunner;
 pub use run::{evaluate_point, missing_points, run_sweep};
 pub use runs::{SweepRun, start_sweep_run};
 

@@ -2,7 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{GridSpec, Spacing, SweepAxis, SweepDoc, SweepSupport, TwoDimView, aggregate};
+use super::{
+    GridSpec, RemoteRunner, Spacing, SweepAxis, SweepDoc, SweepSupport, TwoDimView, aggregate,
+};
 use super::{SweepRun, start_sweep_run};
 use crate::figure::{
     Dash, ErrorBars, Figure, FigureViewState, Heatmap, Line, Rgba, Subplot, show_figure,
@@ -82,14 +84,18 @@ struct SweepForm {
     error: Option<String>,
 }
 
-/// Ephemeral state of the sweeps views: the new-sweep forms and the plot views.
+/// Ephemeral state of the sweeps views: the new-sweep forms, the plot views and where each
+/// sweep runs.
 #[derive(Default)]
 pub struct SweepForms {
     forms: BTreeMap<PaneId, SweepForm>,
     views: BTreeMap<(PaneId, String), FigureViewState>,
+    /// Per sweep: true where it runs on the remote runner, false on this machine.
+    run_on: BTreeMap<(PaneId, String), bool>,
 }
 
-/// Draws the sweeps of panel `pane`.
+/// Draws the sweeps of panel `pane`; with a `remote` runner, each sweep can run there instead
+/// of on this machine.
 pub fn sweeps_ui(
     ui: &mut egui::Ui,
     pane: PaneId,
@@ -97,6 +103,7 @@ pub fn sweeps_ui(
     sweeps: &mut Vec<SweepRun>,
     forms: &mut SweepForms,
     jobs: &JobBoard,
+    mut remote: Option<&mut (dyn RemoteRunner + '_)>,
 ) {
     let support = panel.sweep_support();
     egui::ScrollArea::vertical()
@@ -110,7 +117,7 @@ pub fn sweeps_ui(
                 .filter(|(_, r)| r.doc.pane == pane)
             {
                 ui.separator();
-                if sweep_ui(ui, pane, run, &support, forms, jobs) {
+                if sweep_ui(ui, pane, run, &support, forms, jobs, remote.as_deref_mut()) {
                     delete = Some(index);
                 }
             }
@@ -284,6 +291,7 @@ fn sweep_ui(
     support: &SweepSupport,
     forms: &mut SweepForms,
     jobs: &JobBoard,
+    remote: Option<&mut (dyn RemoteRunner + '_)>,
 ) -> bool {
     let mut delete = false;
     let total = super::missing_points(&SweepDoc {
@@ -307,8 +315,30 @@ fn sweep_ui(
             .on_hover_text("Running again recomputes every point with the current parameters.");
         }
     });
+    let mut on_remote = false;
+    if let Some(remote) = &remote {
+        let key = (pane, run.doc.name.clone());
+        // Until the user chooses, a sweep with work on the remote runner shows it there.
+        let chosen = forms.run_on.get(&key).copied();
+        let mut choice = chosen.unwrap_or_else(|| remote.has_work(pane, &run.doc.name));
+        let before = choice;
+        ui.horizontal(|ui| {
+            ui.label("Run on:");
+            // A local run in progress keeps the sweep here until it ends.
+            ui.add_enabled_ui(run.job.is_none(), |ui| {
+                ui.selectable_value(&mut choice, false, "this machine");
+                ui.selectable_value(&mut choice, true, remote.name());
+            });
+        });
+        if choice != before {
+            forms.run_on.insert(key, choice);
+        }
+        on_remote = choice && run.job.is_none();
+    }
     ui.horizontal(|ui| {
-        if let Some(job) = &run.job {
+        if on_remote {
+            // The runner draws its own submit and cancel controls below.
+        } else if let Some(job) = &run.job {
             #[allow(clippy::cast_possible_truncation)]
             let fraction = job.info().progress.fraction() as f32;
             ui.add(
@@ -333,6 +363,9 @@ fn sweep_ui(
             delete = true;
         }
     });
+    if let (true, Some(remote)) = (on_remote, remote) {
+        remote.controls_ui(ui, pane, run, support);
+    }
     if let Some(error) = &run.error {
         ui.colored_label(ui.visuals().error_fg_color, error);
     }
@@ -509,7 +542,7 @@ pub fn sweep_figure(doc: &SweepDoc, support: &SweepSupport) -> Figure {
                         .filter(|p| (p.coords[1] - value).abs() < 1e-12)
                         .collect();
                     subplot = subplot.with(series_bars(
-                        &format!("{} = {value}", second.param),
+                        &format!("{} = {value}", label_of(support, &second.param)),
                         &series,
                         output,
                         Rgba::cycle(index),
