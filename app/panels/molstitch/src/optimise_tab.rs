@@ -3,6 +3,7 @@
 //! with live curves, the Pareto scatter of generated vs offline molecules, hypervolume against
 //! the budget, the metrics table and molecule export.
 
+use benchtop_kit::file_dialog::{Filter, Kind, Request};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -239,11 +240,14 @@ impl OptimiseTab {
                 ("Export molecules as SDF…", "sdf"),
                 ("Export best molecules as SVG grid…", "svg"),
             ] {
-                if ui.button(label).clicked()
-                    && let Some(path) = rfd::FileDialog::new()
-                        .set_file_name(format!("molstitch-molecules.{extension}"))
-                        .save_file()
-                {
+                let clicked = ui.button(label).clicked();
+                let request = clicked.then(|| {
+                    Request::new(Kind::Save, label.trim_end_matches('…'))
+                        .filter(Filter::new(extension, &[extension]))
+                        .file_name(&format!("molstitch-molecules.{extension}"))
+                });
+                let id = ui.scope_id().with(("molstitch export", extension));
+                if let Some(path) = benchtop_kit::file_dialog::pick(ui.ctx(), id, request) {
                     self.export_message = Some(match export_molecules(result, &path) {
                         Ok(()) => format!("written {}", path.display()),
                         Err(error) => format!("{}: {error:#}", path.display()),

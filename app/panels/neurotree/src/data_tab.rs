@@ -1,6 +1,7 @@
 //! The data tab: a synthetic cohort, a folder of series files or the bundled real sample; the
 //! subject table, and static and windowed |r| heatmaps of one subject or a group mean.
 
+use benchtop_kit::file_dialog::{Kind, Request};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -333,9 +334,10 @@ impl DataTab {
 fn folder_field(ui: &mut egui::Ui, label: &str, path: &mut String, hint: &str) -> bool {
     let mut changed =
         labelled(ui, label, egui::TextEdit::singleline(path).hint_text(hint)).changed();
-    if ui.button("Choose folder…").clicked()
-        && let Some(chosen) = rfd::FileDialog::new().pick_folder()
-    {
+    let clicked = ui.button("Choose folder…").clicked();
+    let id = ui.scope_id().with(("neurotree folder", label));
+    let request = clicked.then(|| Request::new(Kind::Folder, label));
+    if let Some(chosen) = benchtop_kit::file_dialog::pick(ui.ctx(), id, request) {
         *path = chosen.display().to_string();
         changed = true;
     }
