@@ -271,25 +271,29 @@ impl ClusterWatch {
         };
         self.sweeps
             .retain(|name, _| session.sweeps.iter().any(|run| &run.doc.name == name));
+        let every = self.poll_every;
         let mut next: Option<Duration> = None;
-        for index in 0..session.sweeps.len() {
-            let name = session.sweeps[index].doc.name.clone();
-            let Some(fingerprint) = session
-                .panels
-                .get(&session.sweeps[index].doc.pane)
-                .map(|panel| panel.sweep_support().fingerprint)
-            else {
-                continue;
-            };
+        for run in &mut session.sweeps {
+            let name = run.doc.name.clone();
             self.settings_mut(&name);
-            let every = self.poll_every;
             let Some(sweep) = self.sweeps.get_mut(&name) else {
                 continue;
             };
-            let run = &mut session.sweeps[index];
+            // The panel's fingerprint, asked for only when a poll ends or starts.
+            let panels = &session.panels;
+            let pane = run.doc.pane;
+            let fingerprint = || panels.get(&pane).map(|p| p.sweep_support().fingerprint);
             finish_action(sweep);
-            finish_poll(sweep, run, &fingerprint);
-            if sweep.poll.is_none() && sweep.action.is_none() && poll_due(sweep, run, every) {
+            if sweep.poll.as_ref().is_some_and(Job::is_finished)
+                && let Some(fingerprint) = fingerprint()
+            {
+                finish_poll(sweep, run, &fingerprint);
+            }
+            if sweep.poll.is_none()
+                && sweep.action.is_none()
+                && poll_due(sweep, run, every)
+                && let Some(fingerprint) = fingerprint()
+            {
                 start_poll(
                     sweep,
                     &project,

@@ -234,7 +234,7 @@ fn status_ui(ui: &mut egui::Ui, sweep: &SweepCluster) {
             );
         }
     }
-    egui::CollapsingHeader::new(format!("{} cluster jobs", report.jobs.len()))
+    egui::CollapsingHeader::new(format!("Cluster jobs ({})", report.jobs.len()))
         .id_salt("jobs")
         .show(ui, |ui| {
             for job in &report.jobs {
