@@ -120,7 +120,8 @@ fn reference_points(dir: &Path) -> Vec<String> {
 
 /// Through the local Slurm: sbatch refusing a partition is shown naming sbatch; a submission
 /// from the window runs, its status says done, and the sweep then holds the local run's points
-/// bit for bit; the project opened again finds the job and its results.
+/// bit for bit; the project opened again finds the job and its results; a slow job cancelled
+/// from the window is reported failed with Slurm's CANCELLED.
 #[test]
 fn cluster_window_submits_watches_and_picks_the_job_up_again() {
     let Some(cluster) = LocalCluster::start_or_skip("the Slurm window test") else {
@@ -185,6 +186,25 @@ fn cluster_window_submits_watches_and_picks_the_job_up_again() {
     assert_eq!(window_points(&again), reference);
     let finished = again.state().cluster.sweep(SWEEP).expect("watched");
     assert!(!finished.is_active() && !finished.is_polling());
+
+    // A slow job cancelled from the window: its tasks are reported failed, with Slurm's word.
+    let slow = write_project(dir.path(), "slow.ron", 2_000_000);
+    let mut harness = window(&slow, Some(&cluster.conf), 4);
+    choose_slurm(&mut harness);
+    click(&mut harness, "Submit to Slurm");
+    step_until(&mut harness, "Running: ", Duration::from_secs(30));
+    click(&mut harness, "Cancel cluster jobs");
+    let cancelled = step_until(&mut harness, "Cancelled Slurm job", Duration::from_secs(20));
+    let id = harness
+        .state()
+        .cluster
+        .sweep(SWEEP)
+        .and_then(|s| s.report.as_ref()?.jobs[0].job_id.clone());
+    assert!(cancelled.contains(&id.expect("a job id")), "{cancelled}");
+    let failed = step_until(&mut harness, "Failed: ", Duration::from_secs(30));
+    assert!(failed.contains("2 failed tasks"), "{failed}");
+    let tail = step_until(&mut harness, "task 0 failed", Duration::from_secs(5));
+    assert!(tail.contains("CANCELLED"), "{tail}");
 }
 
 /// Without Slurm: an untitled project is refused with the reason; a missing `sbatch` is named
