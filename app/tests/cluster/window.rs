@@ -207,9 +207,9 @@ fn cluster_window_submits_watches_and_picks_the_job_up_again() {
     assert!(tail.contains("CANCELLED"), "{tail}");
 }
 
-/// Without Slurm: an untitled project is refused with the reason; a missing `sbatch` is named
-/// and leaves no job folder; a dry run writes the folder, shows the command and counts its tasks
-/// as not submitted.
+/// Without Slurm: an untitled or edited project is refused with the reason; a missing `sbatch`
+/// is named and leaves no job folder; a dry run writes the folder, shows the command and counts
+/// its tasks as not submitted.
 #[test]
 fn cluster_window_shows_why_it_cannot_submit_and_dry_runs() {
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -225,6 +225,12 @@ fn cluster_window_shows_why_it_cannot_submit_and_dry_runs() {
     let mut harness = window(&project, None, 1);
     harness.state_mut().cluster.commands.folder = Some(no_slurm.path().to_path_buf());
     choose_slurm(&mut harness);
+    click(&mut harness, "Heatmap");
+    assert!(harness.state().is_dirty(), "the sweep's view is saved");
+    click(&mut harness, "Submit to Slurm");
+    harness.get_by_label_contains("dry.ron has unsaved changes: save it first");
+    assert!(harness.state_mut().save_to(&project), "saves");
+    harness.step();
     click(&mut harness, "Submit to Slurm");
     let missing = step_until(&mut harness, "was not found", Duration::from_secs(20));
     let sbatch = no_slurm.path().join("sbatch");
