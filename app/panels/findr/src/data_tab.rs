@@ -1,6 +1,7 @@
 //! The data tab: synthetic Poisson-clicks trials from the planted flow, or trials from a file;
 //! a spike raster of one trial with its clicks and the PSTHs of one neuron by evidence.
 
+use benchtop_kit::file_dialog::{Filter, Kind, Request};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -182,13 +183,14 @@ impl DataTab {
             "Neuron shown",
             egui::DragValue::new(&mut view.neuron).range(0..=t.n_neurons.saturating_sub(1)),
         );
-        if loaded.truth.is_some()
-            && ui.button("Export trials to NPZ…").clicked()
-            && let Some(path) = rfd::FileDialog::new()
-                .add_filter("NumPy archive", &["npz"])
-                .set_file_name("findr-trials.npz")
-                .save_file()
-        {
+        let clicked = loaded.truth.is_some() && ui.button("Export trials to NPZ…").clicked();
+        let request = clicked.then(|| {
+            Request::new(Kind::Save, "Export trials to NPZ")
+                .filter(Filter::new("NumPy archive", &["npz"]))
+                .file_name("findr-trials.npz")
+        });
+        let id = ui.scope_id().with("findr trials npz");
+        if let Some(path) = benchtop_kit::file_dialog::pick(ui.ctx(), id, request) {
             self.exported = Some(match engine::save_npz(t, &path) {
                 Ok(()) => format!("Wrote {}", path.display()),
                 Err(error) => error.to_string(),

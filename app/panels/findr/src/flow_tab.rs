@@ -5,6 +5,7 @@
 
 use benchtop_findr::analysis::{FixedPoint, Stability};
 use benchtop_findr::result::{FindrResult, Frame};
+use benchtop_kit::file_dialog::{Kind, Request};
 
 use super::data_tab::PSTH_SMOOTH_BINS;
 use super::figures::{
@@ -173,9 +174,10 @@ impl FlowTab {
             );
         }
         ui.separator();
-        if ui.button("Export flow CSV…").clicked()
-            && let Some(dir) = rfd::FileDialog::new().pick_folder()
-        {
+        let clicked = ui.button("Export flow CSV…").clicked();
+        let request = clicked.then(|| Request::new(Kind::Folder, "Export flow CSV into folder"));
+        let id = ui.scope_id().with("findr flow csv");
+        if let Some(dir) = benchtop_kit::file_dialog::pick(ui.ctx(), id, request) {
             self.exported = Some(match write_tables(&dir, &tables(result)) {
                 Ok(count) => format!("Wrote {count} CSV files to {}", dir.display()),
                 Err(error) => format!("{error:#}"),
