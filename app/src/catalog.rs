@@ -23,6 +23,10 @@ macro_rules! catalog {
         /// The persisted state of one panel, tagged by its kind (the `state:` of a project
         /// file's panel entry).
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[allow(
+            clippy::large_enum_variant,
+            reason = "one per panel, held only while a project is read or written"
+        )]
         pub enum PanelState {
             $($(#[$doc])* $variant(<$panel as PanelType>::State),)*
         }
