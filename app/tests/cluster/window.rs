@@ -16,6 +16,7 @@ use benchtop_kit::sweep::SweepPoint;
 
 use super::{LocalCluster, SWEEP, local_reference, write_project};
 use crate::common;
+use crate::common::{click, type_into};
 
 type Window = Harness<'static, BenchtopApp>;
 
@@ -33,27 +34,6 @@ fn window(path: &Path, conf: Option<&str>, points_per_task: usize) -> Window {
     cluster.poll_every = Duration::from_millis(200);
     harness.step();
     harness
-}
-
-fn click(harness: &mut Window, label: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.step();
-}
-
-/// Replaces the text of the field labelled `label` with `text` (empty: clears it).
-fn type_into(harness: &mut Window, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    if text.is_empty() {
-        harness.key_press(egui::Key::Backspace);
-    } else {
-        harness.get_by_label(label).type_text(text);
-    }
-    harness.step();
-    harness.key_press(egui::Key::Enter);
-    harness.step();
 }
 
 /// Opens the Sweeps view and chooses "Run on: Slurm cluster".

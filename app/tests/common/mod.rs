@@ -187,3 +187,28 @@ pub fn sidecar_folder(path: &std::path::Path) -> std::path::PathBuf {
         .dir()
         .to_path_buf()
 }
+
+/// Clicks the widget labelled `label` and steps twice: the click counts in the first frame, what
+/// it changed shows in the second.
+pub fn click(harness: &mut Harness<'static, BenchtopApp>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.step();
+    harness.step();
+}
+
+/// Replaces the text of the field labelled `label` with `text` (empty: clears it) and presses
+/// Enter.
+pub fn type_into(harness: &mut Harness<'static, BenchtopApp>, label: &str, text: &str) {
+    harness.get_by_label(label).click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    if text.is_empty() {
+        harness.key_press(egui::Key::Backspace);
+    } else {
+        harness.get_by_label(label).type_text(text);
+    }
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    harness.step();
+}

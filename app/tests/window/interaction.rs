@@ -14,6 +14,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
 use crate::common;
+use crate::common::{click, type_into};
 
 type Window = Harness<'static, BenchtopApp>;
 
@@ -30,24 +31,6 @@ fn window(session: Session) -> Window {
 fn run(harness: &mut Window, command: Command) {
     let ctx = harness.ctx.clone();
     harness.state_mut().run_command(&ctx, command);
-    harness.step();
-    harness.step();
-}
-
-fn click(harness: &mut Window, label: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.step();
-}
-
-/// Replaces the text of the field labelled `label` with `text` and presses Enter.
-fn type_into(harness: &mut Window, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.get_by_label(label).type_text(text);
-    harness.step();
-    harness.key_press(egui::Key::Enter);
     harness.step();
     harness.step();
 }

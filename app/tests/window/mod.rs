@@ -15,6 +15,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
 use crate::common;
+use crate::common::click;
 
 mod interaction;
 mod open_with_results;
@@ -71,14 +72,6 @@ fn drag_slider(harness: &mut Window, label: &str) {
         harness.step();
     }
     harness.drop_at(to);
-    harness.step();
-    harness.step();
-}
-
-/// Clicks the widget labelled `label` and steps twice: the click counts in the first frame, what
-/// it changed shows in the second.
-fn click(harness: &mut Window, label: &str) {
-    harness.get_by_label(label).click();
     harness.step();
     harness.step();
 }

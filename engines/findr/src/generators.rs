@@ -10,7 +10,7 @@
 //! neuron drifts linearly across the session (`drift`, in the link's units).
 
 use rand::Rng as _;
-use rand_distr::{Distribution as _, Normal, Poisson};
+use rand_distr::{Distribution as _, Poisson};
 use serde::{Deserialize, Serialize};
 
 use benchtop_compute::rng::{derive_seed, seeded};
@@ -18,7 +18,7 @@ use benchtop_compute::{CancelToken, ComputeError};
 
 use crate::analysis::Stability;
 use crate::softplus::{softplus, softplus_inverse};
-use crate::synthetic::RATE_FLOOR_HZ;
+use crate::synthetic::{RATE_FLOOR_HZ, normal};
 use crate::trials::TrialSet;
 
 /// The planted autonomous flow F(z), units of 1/τ.
@@ -318,10 +318,6 @@ pub struct GeneratedData {
     pub latents: Vec<f64>,
     /// The planted fixed points (empty for a line attractor).
     pub planted: Vec<PlantedPoint>,
-}
-
-fn normal(std: f64) -> Result<Normal<f64>, ComputeError> {
-    Normal::new(0.0, std).map_err(|e| ComputeError::Numerical(e.to_string()))
 }
 
 /// Generates the data set for `params` and `seed`; the same inputs give the same bits.

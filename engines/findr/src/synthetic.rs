@@ -252,7 +252,8 @@ impl NeuronBaseline {
     }
 }
 
-fn normal(std: f64) -> Result<Normal<f64>, ComputeError> {
+/// A zero-mean normal distribution of standard deviation `std`.
+pub(crate) fn normal(std: f64) -> Result<Normal<f64>, ComputeError> {
     Normal::new(0.0, std).map_err(|e| ComputeError::Numerical(e.to_string()))
 }
 

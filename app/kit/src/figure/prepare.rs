@@ -698,16 +698,10 @@ fn prepare_subplot<'a>(
                     );
                     continue;
                 }
-                let ext = to_view(xs_scale, h.x_extent.0)
-                    .zip(to_view(xs_scale, h.x_extent.1))
-                    .zip(to_view(ys_scale, h.y_extent.0).zip(to_view(ys_scale, h.y_extent.1)));
-                let Some(((x0, x1), (y0, y1))) =
-                    ext.filter(|((x0, x1), (y0, y1))| x0 != x1 && y0 != y1)
+                let Some((x0, x1, y0, y1)) =
+                    view_extent((xs_scale, ys_scale), h.x_extent, h.y_extent)
                 else {
-                    rep.warn(
-                        item,
-                        "extent is empty, not finite or not positive on a log axis; not drawn.",
-                    );
+                    rep.warn(item, EXTENT_NOT_DRAWN);
                     continue;
                 };
                 let stats = stats_cache.stats(h);
@@ -873,16 +867,9 @@ fn prepare_subplot<'a>(
             },
             Item::Picture(picture) => {
                 let (x0, x1, y0, y1) = picture.extent;
-                let ext = to_view(xs_scale, x0)
-                    .zip(to_view(xs_scale, x1))
-                    .zip(to_view(ys_scale, y0).zip(to_view(ys_scale, y1)));
-                let Some(((x0, x1), (y0, y1))) =
-                    ext.filter(|((x0, x1), (y0, y1))| x0 != x1 && y0 != y1)
+                let Some((x0, x1, y0, y1)) = view_extent((xs_scale, ys_scale), (x0, x1), (y0, y1))
                 else {
-                    rep.warn(
-                        item,
-                        "extent is empty, not finite or not positive on a log axis; not drawn.",
-                    );
+                    rep.warn(item, EXTENT_NOT_DRAWN);
                     continue;
                 };
                 let Some(view_box) = picture.view_box() else {
@@ -964,6 +951,21 @@ fn prepare_subplot<'a>(
         items,
         colorbars,
     }
+}
+
+/// Why an item with an extent (heatmap, picture) is not drawn.
+const EXTENT_NOT_DRAWN: &str =
+    "extent is empty, not finite or not positive on a log axis; not drawn.";
+
+/// A data extent in view units, `None` when a side is empty or cannot be drawn on the axes.
+fn view_extent(
+    (xs, ys): (Scale, Scale),
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Option<(f64, f64, f64, f64)> {
+    let (x0, x1) = (to_view(xs, x0)?, to_view(xs, x1)?);
+    let (y0, y1) = (to_view(ys, y0)?, to_view(ys, y1)?);
+    (x0 != x1 && y0 != y1).then_some((x0, x1, y0, y1))
 }
 
 /// The largest rectangle of aspect `width / height` = `aspect` centred in `extent`.
