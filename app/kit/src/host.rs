@@ -173,6 +173,13 @@ pub trait PanelModel: Default + 'static {
     /// The tasks `benchtop run` starts, in order, with their shares of the progress bar.
     fn headless(&self, flags: &Self::Headless) -> Vec<(Self::Task, f64)>;
 
+    /// Whether `task` already holds a result: a panel whose tasks start by themselves (a live
+    /// run) says so, and opening a project then does not run them again (see
+    /// [`Panel::compute_missing`]). `false` (the default) runs every queued task.
+    fn has_result_for(&self, _task: Self::Task) -> bool {
+        false
+    }
+
     /// Every task, for "busy" (write both with [`tasks!`](crate::tasks)).
     fn tasks(&self) -> Vec<&dyn TaskHandle>;
 
@@ -399,12 +406,9 @@ impl<M: PanelModel> Panel for Host<M> {
     }
 
     fn compute_missing(&mut self) {
-        if self
-            .model
-            .tasks()
-            .iter()
-            .all(|task| !task.has_result() && !task.is_busy())
-        {
+        // A task the panel started by itself may already run; it is skipped once it has
+        // its result (`has_result_for`).
+        if self.model.tasks().iter().all(|task| !task.has_result()) {
             self.queued = self
                 .model
                 .headless(&self.headless)
@@ -438,11 +442,20 @@ impl<M: PanelModel> Panel for Host<M> {
         };
         // The next queued task once the previous one is done (each may need the one before,
         // e.g. a fit needs the data); started by the panel, so no change of the user's.
-        let next = if self.model.tasks().iter().any(|task| task.is_busy()) {
-            None
-        } else {
-            self.queued.pop_front()
-        };
+        let mut next = None;
+        if !self.model.tasks().iter().any(|task| task.is_busy()) {
+            while let Some(task) = self.queued.pop_front() {
+                if !self.model.has_result_for(task) {
+                    next = Some(task);
+                    break;
+                }
+            }
+        }
+        if !self.queued.is_empty() {
+            // The idle window sleeps: wake it to start the next task once this one is done.
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(200));
+        }
         let (model, mut cx) = self.cx(runner, context.shared_gpu, context.render_state);
         if let Some(task) = next {
             model.start(task, &mut cx);

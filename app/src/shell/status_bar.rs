@@ -65,6 +65,9 @@ impl BenchtopApp {
                     ui.label("Unsaved changes");
                 }
                 self.toast_ui(ui);
+                if benchtop_kit::figure::figure_hovered(ui.ctx()) {
+                    ui.weak(benchtop_kit::figure::ZOOM_HINT);
+                }
             });
         });
     }

@@ -80,3 +80,38 @@ fn a_project_without_compute_on_open_waits_for_the_user() {
         "a project that does not ask computes nothing on open"
     );
 }
+
+#[test]
+fn the_tour_trains_its_duality_map_after_the_live_monte_carlo() {
+    let path = common::repo_root().join("projects/tour.ron");
+    let mut session = Session::open(&path).expect("the tour opens");
+    // A debug-build budget: a small lattice and a short duality run.
+    let pane = *session.panels.keys().next().expect("the Ising pane");
+    session.set_param(pane, "mc.size", 16.0).expect("size");
+    session
+        .set_param(pane, "mc.measurement_sweeps", 200.0)
+        .expect("sweeps");
+    session
+        .set_param(pane, "duality.max_steps", 3.0)
+        .expect("steps");
+    let mut harness = window(session);
+    harness.state_mut().compute_on_open = true;
+    let mut saw_duality = false;
+    for _ in 0..3_000 {
+        harness.step();
+        saw_duality |= harness
+            .state()
+            .jobs
+            .running()
+            .iter()
+            .any(|job| job.name.contains("duality"));
+        if saw_duality && !harness.state().session.is_busy() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        saw_duality,
+        "after the live Monte Carlo (started by the panel itself), the tour trains its duality map"
+    );
+}

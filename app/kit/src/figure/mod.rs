@@ -22,7 +22,7 @@ mod tests;
 mod ticks;
 
 pub use colormap::{COLORMAP_LUT_SIZE, Colormap, Rgba};
-pub use egui_view::{FigureViewState, install_figure_font, show_figure};
+pub use egui_view::{FigureViewState, ZOOM_HINT, figure_hovered, install_figure_font, show_figure};
 pub use error::FigureError;
 pub use export::{
     ExportFormat, ExportOptions, export_figure, provenance_path, render_bytes, write_atomically,

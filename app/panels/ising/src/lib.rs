@@ -244,6 +244,14 @@ impl PanelModel for IsingModel {
         ])
     }
 
+    fn has_result_for(&self, task: IsingTask) -> bool {
+        match task {
+            IsingTask::MonteCarlo => self.mc.task.result().is_some(),
+            IsingTask::Duality => self.duality.train.result().is_some(),
+            IsingTask::ApproximateDuals => self.duality.map.result().is_some(),
+        }
+    }
+
     tasks!(mc.task, duality.train, duality.map);
 
     fn poll(&mut self, _params: &mut IsingParams) {

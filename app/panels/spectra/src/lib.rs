@@ -272,6 +272,14 @@ impl PanelModel for SpectraModel {
         ])
     }
 
+    fn has_result_for(&self, task: SpectraTask) -> bool {
+        match task {
+            SpectraTask::Load => self.data.task.result().is_some(),
+            SpectraTask::Fit => self.analytic.task.result().is_some(),
+            SpectraTask::Train => self.learned.task.result().is_some(),
+        }
+    }
+
     tasks!(data.task, analytic.task, learned.task);
 
     fn validate(params: &SpectraParams) -> Vec<ParamIssue> {
