@@ -36,6 +36,7 @@ pub mod baseline;
 pub mod bench;
 pub mod clicks;
 pub mod confidence;
+pub mod consensus;
 pub mod encoder;
 pub mod field;
 pub mod flow_weights;

@@ -9,7 +9,8 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 
 use crate::analysis::{FixedPoint, FixedPointParams, Stability, find_fixed_points};
 use crate::baseline::{self, BaselineParams};
-use crate::confidence::support_counts;
+use crate::confidence::{missing_attractors, support_counts};
+use crate::consensus::{self, FitStructure};
 use crate::field::{FlowGrid, flow_grid};
 use crate::flow_weights::FlowWeights;
 use crate::frame::{align, orthogonalised_readout, transformed_flow};
@@ -58,6 +59,11 @@ impl Default for AnalysisParams {
     }
 }
 
+/// Fits per one-click fit: a single fit cannot tell a structure from a seed's accident (one
+/// planted double well in six was fitted with one of its two attractors by the first seed and
+/// not by the others; docs/benchmarks.md, "FINDR robustness across generators").
+pub const DEFAULT_RESTARTS: usize = 3;
+
 /// Everything a fit needs besides the data and the seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -70,9 +76,11 @@ pub struct FindrParams {
     pub train: TrainParams,
     /// The analysis.
     pub analysis: AnalysisParams,
-    /// Fits trained on the same trials and folds with different seeds (1: one fit). The one
-    /// with the best validation score is reported; the others give each of its fixed points a
-    /// confidence (how many fits found it).
+    /// Fits trained on the same trials and folds with different seeds (default 3; 1: one
+    /// fit). The one whose fixed points the others agree with most is reported, the best
+    /// validation score breaking ties ([`consensus::choose`]); the others give each of its
+    /// fixed points a confidence (how many fits found it), and only points most fits agree on
+    /// are findings (see [`FindrResult::unconfirmed_reasons`]).
     pub restarts: usize,
 }
 
@@ -83,7 +91,7 @@ impl Default for FindrParams {
             model: ModelConfig::default(),
             train: TrainParams::default(),
             analysis: AnalysisParams::default(),
-            restarts: 1,
+            restarts: DEFAULT_RESTARTS,
         }
     }
 }
@@ -254,6 +262,128 @@ fn restart_seed(seed: u64, restart: usize) -> u64 {
     }
 }
 
+/// Trains `params.restarts` models from the seeds [`restart_seed`] derives from `seed`, on as
+/// many threads as the machine has cores (each single-threaded inside, so the fits are the same
+/// however many run at once). Only the first fit streams its epochs to `on_epoch`; progress
+/// counts finished epochs over all fits.
+#[allow(clippy::too_many_arguments)]
+fn train_restarts(
+    data: &TrialSet,
+    cells: &[f64],
+    folds: &Split,
+    params: &FindrParams,
+    seed: u64,
+    device: &Device,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_epoch: &mut (dyn FnMut(&EpochRecord) + Send),
+) -> Result<Vec<Trained>, ComputeError> {
+    let fits = params.restarts;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .clamp(1, fits.max(1));
+    #[allow(clippy::cast_precision_loss)]
+    let share = |k: usize| 0.05 + 0.85 * k as f64 / fits as f64;
+    if workers == 1 {
+        let mut trained = Vec::with_capacity(fits);
+        for restart in 0..fits {
+            let mut quiet = |_: &EpochRecord| {};
+            let sink: &mut dyn FnMut(&EpochRecord) =
+                if restart == 0 { on_epoch } else { &mut quiet };
+            trained.push(train_one(
+                data,
+                cells,
+                folds,
+                params,
+                restart_seed(seed, restart),
+                device,
+                &progress.slice(share(restart), share(restart + 1)),
+                cancel,
+                sink,
+            )?);
+        }
+        return Ok(trained);
+    }
+    // The workers take the next untrained fit until none is left; the first fit streams its
+    // epochs. Each fit has its own progress; after every epoch the bar shows their mean.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let on_epoch = std::sync::Mutex::new(on_epoch);
+    let each: Vec<Progress> = (0..fits).map(|_| Progress::new()).collect();
+    let combined = |restart: usize, epoch: usize| {
+        #[allow(clippy::cast_precision_loss)]
+        let mean = each.iter().map(Progress::fraction).sum::<f64>() / fits as f64;
+        progress.set(
+            0.05 + 0.85 * mean,
+            format!(
+                "training {fits} fits with different seeds, {workers} at a time (fit {}: epoch \
+                 {epoch})",
+                restart + 1
+            ),
+        );
+    };
+    let results: Vec<Result<Vec<(usize, Trained)>, ComputeError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let (next, on_epoch, each, combined) = (&next, &on_epoch, &each, &combined);
+                scope.spawn(move || {
+                    single_threaded("findr-restart", || {
+                        let mut done = Vec::new();
+                        loop {
+                            let restart = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if restart >= fits {
+                                return Ok(done);
+                            }
+                            let mut stream = |record: &EpochRecord| {
+                                combined(restart, record.epoch);
+                                if restart == 0
+                                    && let Ok(mut sink) = on_epoch.lock()
+                                {
+                                    sink(record);
+                                }
+                            };
+                            let model = train_one(
+                                data,
+                                cells,
+                                folds,
+                                params,
+                                restart_seed(seed, restart),
+                                device,
+                                &each[restart],
+                                cancel,
+                                &mut stream,
+                            );
+                            match model {
+                                Ok(model) => done.push((restart, model)),
+                                Err(error) => {
+                                    // Stop the other workers at their next epoch check.
+                                    next.store(fits, std::sync::atomic::Ordering::Relaxed);
+                                    return Err(error);
+                                }
+                            }
+                        }
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ComputeError::Numerical(
+                        "a restart's thread panicked".to_owned(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut trained: Vec<(usize, Trained)> = Vec::with_capacity(fits);
+    for result in results {
+        trained.extend(result?);
+    }
+    trained.sort_by_key(|(restart, _)| *restart);
+    Ok(trained.into_iter().map(|(_, model)| model).collect())
+}
+
 /// One trained model with its training record and its kept validation score.
 struct Trained {
     model: FindrModel,
@@ -335,6 +465,49 @@ fn restart_fixed_points(
         Err(other) => return Err(other),
     };
     find_fixed_points(autonomous, search, cancel)
+}
+
+/// A fit's fixed points in its own latent frame, where its posterior means go (at least one
+/// mean within the match radius), for choosing among restarts ([`consensus::choose`]).
+fn own_structure(
+    model: &FindrModel,
+    data: &TrialSet,
+    cells: &[f64],
+    device: &Device,
+    params: &FindrParams,
+    cancel: &CancelToken,
+) -> Result<FitStructure, ComputeError> {
+    let means: Vec<[f64; 2]> = posterior_means(model, data, cells, device)?
+        .into_iter()
+        .flatten()
+        .collect();
+    let (lo, hi) = padded_box(means.iter().copied());
+    let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
+    let weights = FlowWeights::from_flow(model.prior.flow())?;
+    let per_second = 1.0 / model.config().tau_s;
+    let search = FixedPointParams {
+        box_min: lo,
+        box_max: hi,
+        ..params.analysis.fixed_points.clone()
+    };
+    let mut points = find_fixed_points(
+        |z| {
+            let f = weights.autonomous_2d(z);
+            [f[0] * per_second, f[1] * per_second]
+        },
+        &search,
+        cancel,
+    )?;
+    points.retain(|p| {
+        means
+            .iter()
+            .any(|m| (m[0] - p.z[0]).hypot(m[1] - p.z[1]) <= radius)
+    });
+    Ok(FitStructure {
+        means,
+        points,
+        radius,
+    })
 }
 
 /// Fits FINDR to `data`: the baseline, then the VAE on fold `params.train.fold` (calling
@@ -437,31 +610,22 @@ fn fit_here(
     )?;
     let device = Device::Cpu;
     let fits = params.restarts;
-    let mut trained = Vec::with_capacity(fits);
-    for restart in 0..fits {
-        #[allow(clippy::cast_precision_loss)]
-        let share = |k: usize| 0.05 + 0.85 * k as f64 / fits as f64;
-        let slice = progress.slice(share(restart), share(restart + 1));
-        let mut quiet = |_: &EpochRecord| {};
-        // Only the first fit streams its epochs (the result carries the kept fit's history).
-        let sink: &mut dyn FnMut(&EpochRecord) = if restart == 0 { on_epoch } else { &mut quiet };
-        trained.push(train_one(
-            data,
-            &cells,
-            &folds,
-            params,
-            restart_seed(seed, restart),
-            &device,
-            &slice,
-            cancel,
-            sink,
-        )?);
-    }
-    let chosen = trained
-        .iter()
-        .enumerate()
-        .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
-        .map_or(0, |(k, _)| k);
+    let mut trained = train_restarts(
+        data, &cells, &folds, params, seed, &device, progress, cancel, on_epoch,
+    )?;
+    let chosen = if trained.len() > 1 {
+        progress.set(0.9, "comparing the fits' fixed points");
+        let mut structures = Vec::with_capacity(trained.len());
+        for fit in &trained {
+            structures.push(own_structure(
+                &fit.model, data, &cells, &device, params, cancel,
+            )?);
+        }
+        let scores: Vec<f64> = trained.iter().map(|t| t.score).collect();
+        consensus::choose(&structures, &scores)?
+    } else {
+        0
+    };
     let Trained { model, outcome, .. } = trained.remove(chosen);
     progress.set(0.9, "analysing the learned flow");
     // The same one-sample estimate as the validation curve, so the numbers compare.
@@ -588,7 +752,7 @@ fn fit_here(
         .collect();
     let mut restart_points = Vec::with_capacity(trained.len());
     for other in &trained {
-        restart_points.push(restart_fixed_points(
+        let mut points = restart_fixed_points(
             &other.model,
             data,
             &cells,
@@ -596,10 +760,13 @@ fn fit_here(
             &display_means,
             &fixed_point_params,
             cancel,
-        )?);
+        )?;
+        points.retain(|p| in_zone(p));
+        restart_points.push(points);
     }
     let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
     let fixed_point_support = support_counts(&fixed_points, &restart_points, radius);
+    let missing_attractors = missing_attractors(&fixed_points, &restart_points, radius);
 
     let (values, group) = trial_groups(data, truth.map(|t| t.gammas.as_slice()), FALLBACK_GROUPS);
     let trajectories = group_means(&paths, &values, &group, |z| to_display.apply(z));
@@ -660,6 +827,7 @@ fn fit_here(
         fits,
         kept_fit: chosen,
         fixed_point_support,
+        missing_attractors,
         trajectories,
         psths: model_psths,
         planted,

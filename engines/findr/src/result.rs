@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
-use crate::analysis::FixedPoint;
+use crate::analysis::{FixedPoint, Stability};
+use crate::confidence::{MissingAttractor, confirmed};
 use crate::field::FlowGrid;
 
 /// One epoch of training.
@@ -169,14 +170,18 @@ pub struct FindrResult {
     /// Fits trained with different seeds on the same trials and folds (1 when no restarts).
     #[serde(default = "one")]
     pub fits: usize,
-    /// Which of them is reported (the best validation score), from 0.
-    #[serde(default)]
+    /// Which of them is reported, from 0: the one whose fixed points the others agree with
+    /// most, the best validation score breaking ties.
     pub kept_fit: usize,
     /// For each of `fixed_points`, how many of the `fits` found a fixed point of the same
     /// stability nearby after mapping onto this fit's display frame (itself included; empty for
     /// results saved before restarts existed).
     #[serde(default)]
     pub fixed_point_support: Vec<usize>,
+    /// Attractors inside the sample zone that other fits find and the reported fit lacks (in
+    /// its display frame; empty for one fit).
+    #[serde(default)]
+    pub missing_attractors: Vec<MissingAttractor>,
     /// Trial-averaged noiseless trajectories by group.
     pub trajectories: Vec<GroupTrajectory>,
     /// Data and model PSTHs by group.
@@ -260,7 +265,100 @@ fn unsupported_reasons(
     reasons
 }
 
+/// The name of a stability class in sentences and `summary.json`.
+pub fn stability_name(stability: Stability) -> &'static str {
+    match stability {
+        Stability::Stable => "stable",
+        Stability::Unstable => "unstable",
+        Stability::Saddle => "saddle",
+        Stability::Marginal => "marginal",
+    }
+}
+
+/// Why the fixed points `points` of the reported fit, found by `support[k]` of `fits` fits, with
+/// the attractors `missing` that other fits find and it lacks, are not a confirmed structure.
+fn unconfirmed_reasons(
+    points: &[FixedPoint],
+    support: &[usize],
+    fits: usize,
+    missing: &[MissingAttractor],
+) -> Vec<String> {
+    if fits <= 1 {
+        return vec![
+            "one fit: its fixed points are not checked against fits from other seeds (set \
+             Restarts to 3 or more before reading them as findings)"
+                .to_owned(),
+        ];
+    }
+    let mut reasons = Vec::new();
+    // The structure is its attractors; saddles sit where trials pass quickly, so the data place
+    // them loosely and a saddle found by few fits is listed as unconfirmed without unsettling it.
+    let attracting =
+        |p: &FixedPoint| matches!(p.stability, Stability::Stable | Stability::Marginal);
+    for (point, &count) in points.iter().zip(support) {
+        if attracting(point) && !confirmed(count, fits) {
+            reasons.push(format!(
+                "the {} point at ({:.2}, {:.2}) is found by only {count} of {fits} fits",
+                stability_name(point.stability),
+                point.z[0],
+                point.z[1]
+            ));
+        }
+    }
+    for attractor in missing.iter().filter(|m| 2 * m.found_by >= fits) {
+        reasons.push(format!(
+            "{} of the other {} fits find an attractor near ({:.2}, {:.2}) that the shown fit lacks",
+            attractor.found_by,
+            fits - 1,
+            attractor.z[0],
+            attractor.z[1]
+        ));
+    }
+    if !reasons.is_empty() {
+        reasons.push(
+            "the fits disagree on the flow's structure, so no fixed point is reported as a \
+             finding (more data, more epochs or a model selection may settle it)"
+                .to_owned(),
+        );
+    }
+    reasons
+}
+
 impl FindrResult {
+    /// Why this fit's attractors are not a structure that its restarts agree on, one sentence
+    /// each; empty when more than half of the fits find every stable or marginal point and no
+    /// attractor the shown fit lacks is found by half of them or more (saddles do not count:
+    /// see [`FindrResult::points_confirmed`] for them). A single fit is never confirmed. Results
+    /// saved before restarts existed (no support counts) are judged as one fit.
+    pub fn unconfirmed_reasons(&self) -> Vec<String> {
+        let fits = if self.fixed_point_support.len() == self.fixed_points.len() {
+            self.fits
+        } else {
+            1
+        };
+        unconfirmed_reasons(
+            &self.fixed_points,
+            &self.fixed_point_support,
+            fits,
+            &self.missing_attractors,
+        )
+    }
+
+    /// For each of `fixed_points`, whether most fits find it (never for one fit or for results
+    /// saved before restarts existed).
+    pub fn points_confirmed(&self) -> Vec<bool> {
+        let known = self.fixed_point_support.len() == self.fixed_points.len();
+        (0..self.fixed_points.len())
+            .map(|k| known && confirmed(self.fixed_point_support[k], self.fits))
+            .collect()
+    }
+
+    /// Whether the attractors are findings: the latent is supported and the restarts agree on
+    /// them (see [`FindrResult::unconfirmed_reasons`]).
+    pub fn structure_confirmed(&self) -> bool {
+        self.unsupported_reasons().is_empty() && self.unconfirmed_reasons().is_empty()
+    }
+
     /// Why this fit does not support a latent flow, one sentence each; empty when it does.
     /// A fit whose latent carries (almost) no information, or which predicts held-out spikes no
     /// better than the baseline alone, has fixed points that are not findings.
@@ -296,6 +394,38 @@ impl FindrResult {
 #[cfg(test)]
 mod support_tests {
     use super::*;
+
+    fn point(x: f64, stability: Stability) -> FixedPoint {
+        FixedPoint {
+            z: [x, 0.0],
+            eigenvalues: [(-1.0, 0.0), (-1.0, 0.0)],
+            stability,
+            residual: 0.0,
+            starts: 1,
+        }
+    }
+
+    #[test]
+    fn a_structure_is_confirmed_only_when_most_fits_agree() {
+        let points = [point(1.0, Stability::Stable), point(0.0, Stability::Saddle)];
+        assert!(unconfirmed_reasons(&points, &[3, 2], 3, &[]).is_empty());
+        let one = unconfirmed_reasons(&points, &[1, 1], 1, &[]);
+        assert!(one.len() == 1 && one[0].starts_with("one fit"), "{one:?}");
+        let minority = unconfirmed_reasons(&points, &[1, 3], 3, &[]);
+        assert!(
+            minority.len() == 2 && minority[0].contains("stable point at (1.00, 0.00)"),
+            "{minority:?}"
+        );
+        // A saddle few fits find is not the structure.
+        assert!(unconfirmed_reasons(&points, &[3, 1], 3, &[]).is_empty());
+        // An attractor that half of the fits find and the shown fit lacks.
+        let missing = [MissingAttractor {
+            z: [-1.0, 0.0],
+            found_by: 1,
+        }];
+        assert_eq!(unconfirmed_reasons(&points, &[2, 2], 2, &missing).len(), 2);
+        assert!(unconfirmed_reasons(&points, &[3, 3], 3, &missing).is_empty());
+    }
 
     #[test]
     fn collapsed_or_uninformative_fits_are_named() {

@@ -161,11 +161,16 @@ pub fn default_scenarios() -> Vec<Scenario> {
 /// What a fit made of a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
-    /// The planted structure was recovered and the fit says its latent is supported.
+    /// The planted structure was recovered, the fit says its latent is supported, and most of
+    /// its restarts agree on the structure.
     Recovered,
     /// The fit says plainly that the data do not support a latent flow (and presents no fixed
     /// points as findings).
     Unsupported,
+    /// The latent is supported but the fit says its restarts disagree on the structure (or it
+    /// is a single fit), so it presents no fixed points as findings; the row says whether the
+    /// kept fit's structure happened to be right.
+    Unconfirmed,
     /// The fit claims a supported latent whose structure differs from the planted one, or
     /// claims one where none reaches the spikes: the failure this table is for.
     Wrong,
@@ -291,8 +296,13 @@ fn zone_eigenvalues(result: &FindrResult) -> Option<(f64, f64)> {
 
 /// Assesses `result`, a fit of `scenario` in the frame aligned to its planted latents.
 pub fn assess(scenario: &Scenario, result: &FindrResult) -> Assessment {
-    let notes = result.unsupported_reasons();
+    let mut notes = result.unsupported_reasons();
     let latent_supported = notes.is_empty();
+    let unconfirmed = result.unconfirmed_reasons();
+    let confirmed = unconfirmed.is_empty();
+    if latent_supported {
+        notes = unconfirmed;
+    }
     let mut points: Vec<(&FixedPoint, Option<usize>)> = result
         .fixed_points
         .iter()
@@ -337,6 +347,8 @@ pub fn assess(scenario: &Scenario, result: &FindrResult) -> Assessment {
     };
     let outcome = if !latent_supported {
         Outcome::Unsupported
+    } else if !confirmed {
+        Outcome::Unconfirmed
     } else if scenario.has_signal() && structure_matches {
         Outcome::Recovered
     } else {
@@ -384,11 +396,34 @@ pub fn run_scenario(
 pub const TABLE_HEADER: &str = "| data set | data | planted | recovered (planted frame; λ in 1/s) | \
 predictive gain (nats/bin) | latent supported | outcome | notes |\n|---|---|---|---|---|---|---|---|";
 
+/// A note without its explanation: the text before a colon, and without a parenthesis that
+/// explains (one that starts with a letter; coordinates such as "(0.99, 0.00)" stay).
+fn short_note(note: &str) -> String {
+    let head = note.split(": ").next().unwrap_or(note);
+    let mut out = String::new();
+    let mut rest = head;
+    while let Some(at) = rest.find(" (") {
+        let explains = rest[at + 2..].starts_with(|c: char| c.is_alphabetic());
+        if explains {
+            out.push_str(&rest[..at]);
+            return out;
+        }
+        out.push_str(&rest[..at + 2]);
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// One markdown row.
 pub fn table_row(scenario: &Scenario, assessment: &Assessment) -> String {
     let outcome = match assessment.outcome {
         Outcome::Recovered => "**recovered**",
         Outcome::Unsupported => "says unsupported",
+        Outcome::Unconfirmed if assessment.structure_matches => {
+            "says unconfirmed (the kept fit is right)"
+        }
+        Outcome::Unconfirmed => "says unconfirmed (the kept fit is wrong)",
         Outcome::Wrong => "**wrong**",
     };
     let notes = if assessment.notes.is_empty() {
@@ -397,15 +432,7 @@ pub fn table_row(scenario: &Scenario, assessment: &Assessment) -> String {
         assessment
             .notes
             .iter()
-            .map(|n| {
-                n.split(':')
-                    .next()
-                    .unwrap_or(n)
-                    .split(" (")
-                    .next()
-                    .unwrap_or(n)
-                    .to_owned()
-            })
+            .map(|n| short_note(n))
             .collect::<Vec<_>>()
             .join("; ")
     };
@@ -464,6 +491,19 @@ mod tests {
             );
         }
         assessment
+    }
+
+    #[test]
+    fn findr_table_notes_keep_coordinates_and_drop_explanations() {
+        assert_eq!(
+            short_note("the stable point at (0.99, 0.00) is found by only 1 of 3 fits"),
+            "the stable point at (0.99, 0.00) is found by only 1 of 3 fits"
+        );
+        assert_eq!(
+            short_note("the latent does not predict (test NLL 1 against 2)"),
+            "the latent does not predict"
+        );
+        assert_eq!(short_note("one fit: not checked"), "one fit");
     }
 
     #[test]

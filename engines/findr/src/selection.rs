@@ -3,7 +3,7 @@
 //! point, and k-fold scores by the held-out predictive likelihood.
 //!
 //! Each grid point is fitted once per fold (fold f is the test fold, the next one validates),
-//! each fit with `restarts` seeds of which the best validation score is kept; the point's
+//! each fit with `restarts` seeds of which the one the others agree with is kept; the point's
 //! score is the mean over folds of the held-out predictive gain over the baseline alone (nats
 //! per predicted bin, higher is better). Points already scored are passed back in and skipped,
 //! so a stopped selection resumes where it stopped.
@@ -27,7 +27,7 @@ pub struct SelectionGrid {
     pub flow_width: Vec<usize>,
     /// Time constants τ, s.
     pub tau_s: Vec<f64>,
-    /// Fits per point and fold (different seeds; the best validation score is kept).
+    /// Fits per point and fold (different seeds; the one the others agree with is kept).
     pub restarts: usize,
     /// Folds scored per point (test folds 0, 1, …; at most the fit's number of folds).
     pub folds: usize,

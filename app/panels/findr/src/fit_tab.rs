@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use benchtop_findr::analysis::Stability;
-use benchtop_findr::result::{EpochRecord, FindrResult};
+use benchtop_findr::result::{EpochRecord, FindrResult, stability_name};
 
 use super::figures::{REFERENCE, TRAIN, VALIDATION};
 use super::saved::{HISTORY_COLUMNS, history_row};
@@ -356,15 +355,6 @@ pub(super) fn curves_figure(history: &[EpochRecord], result: Option<&FindrResult
         .subplot(schedule)
 }
 
-fn stability_name(stability: Stability) -> &'static str {
-    match stability {
-        Stability::Stable => "stable",
-        Stability::Unstable => "unstable",
-        Stability::Saddle => "saddle",
-        Stability::Marginal => "marginal",
-    }
-}
-
 /// The fit's key numbers for `summary.json`.
 pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
     let point = |p: &benchtop_findr::analysis::FixedPoint| {
@@ -393,18 +383,44 @@ pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
             value
         })
         .collect();
+    let point_confirmed = result.points_confirmed();
     let planted = result.planted.as_ref();
-    // The fixed points of a fit that does not support a latent flow are not findings: they go
-    // under their own key, and the notes say why.
-    let notes = result.unsupported_reasons();
-    let supported = notes.is_empty();
+    // The fixed points are findings only when the latent is supported and the restarts agree
+    // on them; otherwise they go under their own keys, and the notes say why.
+    let unsupported = result.unsupported_reasons();
+    let supported = unsupported.is_empty();
+    let unconfirmed = result.unconfirmed_reasons();
+    let confirmed = supported && unconfirmed.is_empty();
+    let notes: Vec<String> = unsupported.into_iter().chain(unconfirmed).collect();
+    let pick = |wanted: bool| -> Vec<serde_json::Value> {
+        found
+            .iter()
+            .zip(&point_confirmed)
+            .filter(|(_, c)| **c == wanted)
+            .map(|(p, _)| p.clone())
+            .collect()
+    };
+    let missing: Vec<serde_json::Value> = result
+        .missing_attractors
+        .iter()
+        .map(|m| serde_json::json!({"z": m.z, "found_by_other_fits": m.found_by}))
+        .collect();
     serde_json::json!({
         "frame": format!("{:?}", result.frame),
         "latent_supported": supported,
+        "structure_confirmed": confirmed,
         "kept_validation_kl": result.kept_validation_kl(),
         "notes": notes,
-        "fixed_points": if supported { found.clone() } else { Vec::new() },
+        // With a confirmed structure, a point few fits find (a loosely placed saddle) is
+        // listed as unconfirmed on its own.
+        "fixed_points": if confirmed { pick(true) } else { Vec::new() },
+        "fixed_points_unconfirmed": match (supported, confirmed) {
+            (true, true) => pick(false),
+            (true, false) => found.clone(),
+            (false, _) => Vec::new(),
+        },
         "fixed_points_unsupported": if supported { Vec::new() } else { found },
+        "attractors_missing_from_kept_fit": missing,
         "fixed_points_outside_sample_zone": result.fixed_points_outside_sample_zone,
         "fits": result.fits,
         "kept_fit": result.kept_fit,

@@ -125,6 +125,7 @@ impl FlowTab {
         }
         ui.separator();
         let reasons = result.unsupported_reasons();
+        let unconfirmed = result.unconfirmed_reasons();
         if !reasons.is_empty() {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
@@ -132,6 +133,14 @@ impl FlowTab {
                     "This fit does not support a latent flow, so its fixed points are not \
                      findings: {}.",
                     reasons.join("; ")
+                ),
+            );
+        } else if !unconfirmed.is_empty() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "The fixed points below are not confirmed: {}.",
+                    unconfirmed.join("; ")
                 ),
             );
         }
@@ -144,16 +153,11 @@ impl FlowTab {
         );
         if result.fits > 1 {
             ui.weak(format!(
-                "{} fits with different seeds; fit {} (the best validation score) is shown, and \
+                "{} fits with different seeds; fit {} (the one the others agree with most) is shown, and \
                  each point counts the fits that found a point of the same kind nearby.",
                 result.fits,
                 result.kept_fit + 1
             ));
-        } else {
-            ui.weak(
-                "One fit: set fit.restarts above 1 to see how many fits with other seeds find \
-                 each point.",
-            );
         }
         if result.fixed_points_outside_sample_zone > 0 {
             ui.weak(format!(

@@ -333,9 +333,10 @@ impl Declare for P {
             Param::new("fit.restarts", "Restarts (fits)", field!(P, fit.restarts))
                 .range(1.0, 100.0)
                 .tooltip(
-                    "Fits with different seeds on the same trials and folds: the best \
-                     validation score is shown, and each fixed point counts the fits that \
-                     found it.",
+                    "Fits with different seeds on the same trials and folds (3 by default, run \
+                     side by side on the machine's cores): the fit the others agree with is shown, \
+                     each fixed point counts the fits that found it, and only points most fits \
+                     agree on are reported as findings.",
                 ),
         ]
     }
