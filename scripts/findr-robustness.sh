@@ -7,7 +7,7 @@
 #
 #   scripts/findr-robustness.sh                      # every row
 #   FINDR_ROWS=0,3 scripts/findr-robustness.sh       # some rows (0-based)
-#   FINDR_RESTARTS=3 scripts/findr-robustness.sh     # three fits per row: points count the fits
+#   FINDR_RESTARTS=1 scripts/findr-robustness.sh     # one fit per row (the default is three)
 #
 # Builds the engine's tests in release (the engine alone, as docs/benchmarks.md's other engine
 # runs); one thread for candle's small matrices, as `benchtop` sets it.

@@ -607,12 +607,13 @@ mod tests {
         let rows: Option<Vec<usize>> = std::env::var("FINDR_ROWS")
             .ok()
             .map(|v| v.split(',').filter_map(|k| k.trim().parse().ok()).collect());
+        let defaults = FindrParams::default();
         let params = FindrParams {
             restarts: std::env::var("FINDR_RESTARTS")
                 .ok()
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(1),
-            ..FindrParams::default()
+                .unwrap_or(defaults.restarts),
+            ..defaults
         };
         println!("{TABLE_HEADER}");
         for (k, scenario) in default_scenarios().iter().enumerate() {
