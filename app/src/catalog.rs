@@ -83,6 +83,8 @@ catalog! {
     NeuroTree => benchtop_panel_neurotree::NeuroTreePanel,
     /// MolStitch molecule stitching and offline optimisation.
     MolStitch => benchtop_panel_molstitch::MolStitchPanel,
+    /// Robust spatio-temporal GP.
+    Rcgp => benchtop_panel_rcgp::RcgpPanel,
     // New panels are registered above this line.
 }
 
