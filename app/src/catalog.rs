@@ -85,6 +85,8 @@ catalog! {
     MolStitch => benchtop_panel_molstitch::MolStitchPanel,
     /// Robust spatio-temporal GP.
     Rcgp => benchtop_panel_rcgp::RcgpPanel,
+    /// Function vs representation.
+    Linnet => benchtop_panel_linnet::LinnetPanel,
     // New panels are registered above this line.
 }
 
