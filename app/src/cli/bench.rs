@@ -253,6 +253,47 @@ pub fn molstitch(options: &MolStitchBench) -> anyhow::Result<serde_json::Value> 
     }))
 }
 
+/// Options of `benchtop bench rcgp`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench rcgp",
+    allow_negative_numbers = true,
+    about = "Spatio-temporal GP Kalman filter + RTS smoother timing (STGP, or ST-RCGP with --robust)"
+)]
+pub struct RcgpBench {
+    /// Time steps T.
+    #[arg(long, default_value_t = 100)]
+    pub times: usize,
+    /// Spatial locations n_s (the stacked state has 2·n_s entries).
+    #[arg(long, default_value_t = 100)]
+    pub space: usize,
+    /// Use the robust (IMQ-weighted) update.
+    #[arg(long)]
+    pub robust: bool,
+    /// Also time dense O(n³) GP regression on the same n = T·n_s points.
+    #[arg(long)]
+    pub dense: bool,
+    /// Timed repeats (the fastest is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+}
+
+/// The RCGP benchmark: `ms_total`, `us_per_step` and, with `--dense`, `dense_ms`.
+pub fn rcgp(options: &RcgpBench) -> anyhow::Result<serde_json::Value> {
+    let report = benchtop_rcgp::bench::bench(&benchtop_rcgp::bench::BenchParams {
+        times: options.times,
+        space: options.space,
+        robust: options.robust,
+        dense: options.dense,
+        repeats: options.repeats,
+    })?;
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -276,8 +317,12 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("molstitch".to_owned()).chain(options.iter().cloned());
             molstitch(&MolStitchBench::try_parse_from(args)?)?
         }
+        "rcgp" => {
+            let args = std::iter::once("rcgp".to_owned()).chain(options.iter().cloned());
+            rcgp(&RcgpBench::try_parse_from(args)?)?
+        }
         other => anyhow::bail!(
-            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch"
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp"
         ),
     };
     let mut out = std::io::stdout().lock();

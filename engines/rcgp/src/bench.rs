@@ -1,6 +1,6 @@
 //! The `benchtop bench rcgp` workload: one filter + smoother pass over the Figure-1 field with
 //! `space` locations and `times` time steps (Matérn-3/2 in time, RBF in space, fixed
-//! hyperparameters, 5 % outliers), optionally with the robust update, and optionally the dense
+//! hyperparameters, 5 % outliers, see [`bench_data`]), optionally with the robust update, and optionally the dense
 //! O(n³) GP regression on the same data for the scaling comparison. The peer script
 //! (`scripts/bench_rcgp_peer.py`) runs the same filter + smoother in NumPy.
 
@@ -63,6 +63,34 @@ pub const HYPER: Hyper = Hyper {
     noise: 0.01,
 };
 
+/// The benchmark's data, reproducible without our random generator (the peer builds the same):
+/// the first `space` points of the smallest square grid over [−1, 1]² holding them, `times`
+/// equally spaced times in [0, 1], y = f(s, t) + 0.1·sin(12.9898·k) for observation k = t·n_s + i,
+/// and every 20th observation (k mod 20 = 7) shifted by ±7 (alternating signs): 5 % outliers.
+pub fn bench_data(times: usize, space: usize) -> (Vec<f64>, Vec<[f64; 2]>, Vec<f64>) {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let grid = (space as f64).sqrt().ceil() as usize;
+    let field = data::figure1(grid, times, 0.0, 1);
+    let locations = field.locations[..space].to_vec();
+    let y = (0..times * space)
+        .map(|k| {
+            let (t, i) = (k / space, k % space);
+            #[allow(clippy::cast_precision_loss)]
+            let mut v = data::figure1_field(locations[i], field.times[t])
+                + 0.1 * (12.9898 * k as f64).sin();
+            if k % 20 == 7 {
+                v += if (k / 20) % 2 == 0 { 7.0 } else { -7.0 };
+            }
+            v
+        })
+        .collect();
+    (field.times, locations, y)
+}
+
 /// Runs the benchmark.
 pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
     if params.times < 2 || params.space == 0 {
@@ -71,23 +99,11 @@ pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
             "need at least 2 times and 1 location",
         ));
     }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let grid = (params.space as f64).sqrt().ceil() as usize;
-    let mut d = data::figure1(grid, params.times, 0.1, 1);
-    data::inject_outliers(&mut d, 0.05, 6.0, 1.0, 1);
-    let ns = params.space;
-    let locations = d.locations[..ns].to_vec();
-    let y: Vec<f64> = (0..params.times)
-        .flat_map(|t| d.y[t * grid * grid..t * grid * grid + ns].to_vec())
-        .collect();
+    let (times, locations, y) = bench_data(params.times, params.space);
     let prior = Prior {
         kernel: KernelChoice::default(),
         hyper: HYPER,
-        times: &d.times,
+        times: &times,
         locations: &locations,
     };
     let observation = if params.robust {
@@ -123,8 +139,8 @@ pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
     Ok(BenchReport {
         engine: "rcgp".to_owned(),
         times: params.times,
-        space: ns,
-        state_dim: ns * prior.order(),
+        space: params.space,
+        state_dim: params.space * prior.order(),
         robust: params.robust,
         ms_total: best,
         us_per_step: best * 1e3 / params.times as f64,
