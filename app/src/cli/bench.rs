@@ -294,6 +294,47 @@ pub fn rcgp(options: &RcgpBench) -> anyhow::Result<serde_json::Value> {
     Ok(value)
 }
 
+/// Options of `benchtop bench linnet`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench linnet",
+    about = "Two-layer linear network training: S seeds under no, input and parameter noise"
+)]
+pub struct LinnetBench {
+    /// Seeds per noise regime (3 regimes).
+    #[arg(long, default_value_t = 8)]
+    pub seeds: usize,
+    /// Full-batch gradient-descent steps per seed.
+    #[arg(long, default_value_t = 6000)]
+    pub steps: usize,
+    /// Hidden width.
+    #[arg(long, default_value_t = 16)]
+    pub width: usize,
+    /// Depth of the binary item tree (items 2^depth, features 2^(depth+1) − 1).
+    #[arg(long, default_value_t = 3)]
+    pub depth: usize,
+    /// Timed repeats (the fastest is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+}
+
+/// The linnet benchmark: `ms_total`, `us_per_step` and each regime's loss and CKA.
+pub fn linnet(options: &LinnetBench) -> anyhow::Result<serde_json::Value> {
+    let report = benchtop_linnet::bench::bench(&benchtop_linnet::bench::BenchParams {
+        seeds: options.seeds,
+        steps: options.steps,
+        width: options.width,
+        depth: options.depth,
+        repeats: options.repeats,
+    })?;
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("engine".into(), "linnet".into());
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -321,8 +362,12 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("rcgp".to_owned()).chain(options.iter().cloned());
             rcgp(&RcgpBench::try_parse_from(args)?)?
         }
+        "linnet" => {
+            let args = std::iter::once("linnet".to_owned()).chain(options.iter().cloned());
+            linnet(&LinnetBench::try_parse_from(args)?)?
+        }
         other => anyhow::bail!(
-            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp"
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet"
         ),
     };
     let mut out = std::io::stdout().lock();

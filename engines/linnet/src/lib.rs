@@ -8,7 +8,9 @@
 //!   linear or tanh.
 //! - [`similarity`]: RSM, RSA, linear CKA, functional distance.
 //! - [`experiment`]: the whole comparison the panel shows, with its summary numbers.
+//! - [`bench`]: the timed training loop of `benchtop bench linnet`.
 
+pub mod bench;
 pub mod data;
 pub mod experiment;
 pub mod linalg;

@@ -7,8 +7,8 @@ use benchtop_kit::host::Cx;
 use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::task::{Latest, Task};
 use benchtop_kit::widgets::controls_and_view;
-use benchtop_linnet::experiment::{RegimeResult, Training, train_regimes};
-use benchtop_linnet::train::{NoiseMode, TrainParams};
+use benchtop_linnet::experiment::{Regime, RegimeResult, Training, train_regimes};
+use benchtop_linnet::train::{Activation, Noise, NoiseMode, TrainParams};
 use nalgebra::DMatrix;
 
 use super::figures::{common_range, regime_color, rsm_subplot};
@@ -28,7 +28,7 @@ fn key(params: &LinnetParams) -> TrainKey {
 }
 
 /// Seeds' RSMs shown per regime.
-const SHOWN_SEEDS: usize = 4;
+const SHOWN_SEEDS: usize = 3;
 
 /// Smallest distance drawn on the log axes (identical networks sit there).
 const FLOOR: f64 = 1e-12;
@@ -319,29 +319,42 @@ fn scatter_figure(training: &Training) -> Figure {
     figure
 }
 
-/// The first seeds' RSMs, one row per regime.
+/// A regime's name short enough for a small subplot's title.
+fn short_label(regime: Regime) -> &'static str {
+    match (regime.noise, regime.activation) {
+        (Noise::None, Activation::Linear) => "No noise",
+        (Noise::Input, Activation::Linear) => "Input noise",
+        (Noise::Parameter, Activation::Linear) => "Param. noise",
+        (Noise::None, Activation::Tanh) => "tanh",
+        (Noise::Input, Activation::Tanh) => "tanh, input",
+        (Noise::Parameter, Activation::Tanh) => "tanh, param.",
+    }
+}
+
+/// The first seeds' RSMs, one column per regime.
 fn rsm_figure(training: &Training) -> Figure {
-    let columns = training
+    let rows = training
         .regimes
         .iter()
         .map(|r| r.seeds.len().min(SHOWN_SEEDS))
         .max()
         .unwrap_or(1)
         .max(1);
-    let rows = training.regimes.len().max(1);
+    let columns = training.regimes.len().max(1);
     #[allow(clippy::cast_precision_loss)]
-    let mut figure = Figure::new("Seeds' RSMs: one row per regime")
+    let mut figure = Figure::new("Seeds' RSMs: one column per regime")
         .grid(rows, columns)
-        .size_in(3.2 * columns as f64, 3.0 * rows as f64);
-    for regime in &training.regimes {
-        for index in 0..columns {
+        .size_in(3.6 * columns as f64, 3.0 * rows as f64);
+    for index in 0..rows {
+        for regime in &training.regimes {
+            let name = short_label(regime.regime);
             let subplot = match regime.seeds.get(index) {
                 Some(seed) => rsm_subplot(
-                    &format!("{}, seed {}", regime.regime.label(), index + 1),
+                    &format!("{name}, seed {}", index + 1),
                     &seed.rsm,
                     common_range([&seed.rsm]),
                 ),
-                None => Subplot::new(format!("{} (training…)", regime.regime.label())),
+                None => Subplot::new(format!("{name} (training…)")),
             };
             figure = figure.subplot(subplot);
         }
