@@ -10,7 +10,7 @@
 
 use benchtop_compute::ComputeError;
 
-use crate::analysis::FixedPoint;
+use crate::analysis::{FixedPoint, Stability};
 use crate::confidence::{confirmed, missing_attractors, support_counts};
 use crate::frame::align;
 
@@ -25,15 +25,19 @@ pub struct FitStructure {
     pub radius: f64,
 }
 
-/// How well the other fits agree with `reference`'s structure, given their fixed points mapped
-/// into its frame: +1 for each of its points that most fits find, −1 for each that they do not,
-/// and −1 for each attractor it lacks that at least half of the fits find.
+/// How well the other fits agree with `reference`'s attractors, given their fixed points
+/// mapped into its frame: +1 for each of its stable or marginal points that most fits find, −1
+/// for each that they do not, and −1 for each attractor it lacks that at least half of the fits
+/// find (saddles do not count, as in [`crate::result::FindrResult::unconfirmed_reasons`]).
 pub fn agreement(reference: &FitStructure, others: &[Vec<FixedPoint>]) -> i64 {
     let fits = others.len() + 1;
     let support = support_counts(&reference.points, others, reference.radius);
-    let points: i64 = support
+    let points: i64 = reference
+        .points
         .iter()
-        .map(|&count| if confirmed(count, fits) { 1 } else { -1 })
+        .zip(&support)
+        .filter(|(p, _)| matches!(p.stability, Stability::Stable | Stability::Marginal))
+        .map(|(_, &count)| if confirmed(count, fits) { 1 } else { -1 })
         .sum();
     let missing = missing_attractors(&reference.points, others, reference.radius);
     let lacking = missing.iter().filter(|m| 2 * m.found_by >= fits).count();
@@ -41,8 +45,12 @@ pub fn agreement(reference: &FitStructure, others: &[Vec<FixedPoint>]) -> i64 {
 }
 
 /// The index of the fit to report among `structures` (validation `scores`, lower is better):
-/// the highest [`agreement`], then the best score. One fit is chosen as itself.
-pub fn choose(structures: &[FitStructure], scores: &[f64]) -> Result<usize, ComputeError> {
+/// the highest [`agreement`], then the best score (one fit is chosen as itself); and every
+/// fit's agreement.
+pub fn choose(
+    structures: &[FitStructure],
+    scores: &[f64],
+) -> Result<(usize, Vec<i64>), ComputeError> {
     if structures.len() != scores.len() || structures.is_empty() {
         return Err(ComputeError::invalid(
             "restarts",
@@ -50,6 +58,7 @@ pub fn choose(structures: &[FitStructure], scores: &[f64]) -> Result<usize, Comp
         ));
     }
     let mut best: Option<(i64, f64, usize)> = None;
+    let mut agreements = Vec::with_capacity(structures.len());
     for (k, reference) in structures.iter().enumerate() {
         let mut others = Vec::with_capacity(structures.len() - 1);
         for (j, other) in structures.iter().enumerate() {
@@ -68,6 +77,7 @@ pub fn choose(structures: &[FitStructure], scores: &[f64]) -> Result<usize, Comp
             }
         }
         let candidate = (agreement(reference, &others), scores[k], k);
+        agreements.push(candidate.0);
         let better = best.is_none_or(|(a, s, _)| {
             candidate.0 > a || (candidate.0 == a && candidate.1.total_cmp(&s).is_lt())
         });
@@ -75,7 +85,7 @@ pub fn choose(structures: &[FitStructure], scores: &[f64]) -> Result<usize, Comp
             best = Some(candidate);
         }
     }
-    Ok(best.map_or(0, |(_, _, k)| k))
+    Ok((best.map_or(0, |(_, _, k)| k), agreements))
 }
 
 #[cfg(test)]
@@ -126,11 +136,17 @@ mod tests {
             radius: 0.2 * scale,
         };
         let structures = [one, both(1.0, 0.0), both(2.0, 0.5)];
-        assert_eq!(choose(&structures, &[1.0, 1.1, 1.2]).unwrap(), 1);
+        // Fit 0: its attractor is confirmed (+1) but it lacks the one both others find (−1);
+        // fits 1 and 2: both attractors confirmed, the saddle not counted.
+        assert_eq!(
+            choose(&structures, &[1.0, 1.1, 1.2]).unwrap(),
+            (1, vec![0, 2, 2])
+        );
         // With equal agreement the score decides.
         let alike = [both(1.0, 0.0), both(2.0, 0.5)];
-        assert_eq!(choose(&alike, &[1.3, 1.2]).unwrap(), 1);
-        assert_eq!(choose(&alike[..1], &[1.0]).unwrap(), 0);
+        assert_eq!(choose(&alike, &[1.3, 1.2]).unwrap().0, 1);
+        // One fit confirms nothing, but is chosen as itself.
+        assert_eq!(choose(&alike[..1], &[1.0]).unwrap(), (0, vec![-2]));
         assert!(choose(&alike, &[1.0]).is_err());
     }
 }

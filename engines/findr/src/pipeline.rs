@@ -613,7 +613,7 @@ fn fit_here(
     let mut trained = train_restarts(
         data, &cells, &folds, params, seed, &device, progress, cancel, on_epoch,
     )?;
-    let chosen = if trained.len() > 1 {
+    let (chosen, restart_agreement) = if trained.len() > 1 {
         progress.set(0.9, "comparing the fits' fixed points");
         let mut structures = Vec::with_capacity(trained.len());
         for fit in &trained {
@@ -624,7 +624,7 @@ fn fit_here(
         let scores: Vec<f64> = trained.iter().map(|t| t.score).collect();
         consensus::choose(&structures, &scores)?
     } else {
-        0
+        (0, Vec::new())
     };
     let Trained { model, outcome, .. } = trained.remove(chosen);
     progress.set(0.9, "analysing the learned flow");
@@ -828,6 +828,7 @@ fn fit_here(
         kept_fit: chosen,
         fixed_point_support,
         missing_attractors,
+        restart_agreement,
         trajectories,
         psths: model_psths,
         planted,

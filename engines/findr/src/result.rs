@@ -182,6 +182,10 @@ pub struct FindrResult {
     /// its display frame; empty for one fit).
     #[serde(default)]
     pub missing_attractors: Vec<MissingAttractor>,
+    /// For each fit, how well the others agree with its attractors
+    /// ([`crate::consensus::agreement`]), from which `kept_fit` was chosen (empty for one fit).
+    #[serde(default)]
+    pub restart_agreement: Vec<i64>,
     /// Trial-averaged noiseless trajectories by group.
     pub trajectories: Vec<GroupTrajectory>,
     /// Data and model PSTHs by group.

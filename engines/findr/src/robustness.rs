@@ -632,11 +632,15 @@ mod tests {
             .unwrap();
             println!("{}", table_row(scenario, &assessment));
             eprintln!(
-                "  ({:.0} s; best epoch {} of {}; alignment R² {:.3})",
+                "  ({:.0} s; best epoch {} of {}; alignment R² {:.3}; kept fit {} of {}, \
+                 agreement per fit {:?})",
                 start.elapsed().as_secs_f64(),
                 result.best_epoch,
                 result.history.len(),
-                result.alignment_r2
+                result.alignment_r2,
+                result.kept_fit + 1,
+                result.fits,
+                result.restart_agreement
             );
         }
     }

@@ -421,6 +421,7 @@ pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
         },
         "fixed_points_unsupported": if supported { Vec::new() } else { found },
         "attractors_missing_from_kept_fit": missing,
+        "restart_agreement": result.restart_agreement,
         "fixed_points_outside_sample_zone": result.fixed_points_outside_sample_zone,
         "fits": result.fits,
         "kept_fit": result.kept_fit,
