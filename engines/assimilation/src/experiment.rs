@@ -1,0 +1,422 @@
+//! One assimilation experiment end to end: data, training, and cycling of every method over
+//! consecutive windows on held-out truth, with normalised RMSE and wall-clock per window.
+//!
+//! Data: Lorenz-96 from a random state, spun up; a training trajectory (one state per
+//! observation time); then, after a gap, the held-out truth the methods assimilate. All methods
+//! start from the same background x_b = truth₀ + N(0, σ_b²). Methods:
+//! - **Tensor-Var**: the window quadratic in feature space, background z_b = A z_last of the
+//!   previous window (φ(x_b) for the first);
+//! - **4D-Var**: strong-constraint on the true model, L-BFGS with the adjoint gradient,
+//!   background = the model forecast of the previous window's last analysis;
+//! - **3D-Var**: at every observation time, background = forecast of the previous analysis;
+//! - **Free run**: the true model from x_b, no observations.
+//!
+//! 3D-/4D-Var use B = `background_scale`·(climatological covariance of the training states).
+//! Normalised RMSE at a time: RMSE over components / (max − min of the whole truth).
+
+use std::time::Instant;
+
+use benchtop_compute::{CancelToken, ComputeError, Progress, rng};
+use nalgebra::{DMatrix, DVector};
+use rand::Rng;
+use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
+
+use crate::dynamics::{Lorenz96, integrate, trajectory};
+use crate::lbfgs::LbfgsOptions;
+use crate::linalg;
+use crate::observe::Observer;
+use crate::tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};
+use crate::variational::Variational;
+
+/// Settings of one experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AssimParams {
+    /// Lorenz-96 dimension D.
+    pub dim: usize,
+    /// Lorenz-96 forcing F.
+    pub forcing: f64,
+    /// RK4 step.
+    pub dt: f64,
+    /// RK4 steps between observation times (10 × 0.01 = 0.1 as in the paper).
+    pub steps_per_obs: usize,
+    /// Fraction of components observed.
+    pub obs_fraction: f64,
+    /// Observation noise standard deviation σ.
+    pub obs_noise: f64,
+    /// Observation times per window T.
+    pub window: usize,
+    /// Windows assimilated.
+    pub windows: usize,
+    /// Training states (observation times) for Tensor-Var and the climatology.
+    pub train_steps: usize,
+    /// Initial background error standard deviation σ_b.
+    pub background_noise: f64,
+    /// B of 3D-/4D-Var as a multiple of the climatological covariance.
+    pub background_scale: f64,
+    /// L-BFGS iteration limit of 3D-/4D-Var.
+    pub max_iterations: usize,
+    /// Tensor-Var's model settings.
+    pub tensor_var: TensorVarSettings,
+}
+
+impl Default for AssimParams {
+    fn default() -> Self {
+        Self {
+            dim: 40,
+            forcing: 8.0,
+            dt: 0.01,
+            steps_per_obs: 10,
+            obs_fraction: 0.2,
+            obs_noise: 0.1,
+            window: 5,
+            windows: 40,
+            train_steps: 3000,
+            background_noise: 1.0,
+            background_scale: 0.1,
+            max_iterations: 100,
+            tensor_var: TensorVarSettings::default(),
+        }
+    }
+}
+
+impl AssimParams {
+    /// Checks every setting, naming the first bad key.
+    pub fn validate(&self) -> Result<(), ComputeError> {
+        let bad = |k: &str, why: &str| Err(ComputeError::invalid(k, why));
+        if self.dim < 4 {
+            return bad("dim", "Lorenz-96 needs at least 4 variables");
+        }
+        if !(self.obs_fraction > 0.0 && self.obs_fraction <= 1.0) {
+            return bad("obs_fraction", "must be in (0, 1]");
+        }
+        if !(self.obs_noise >= 0.0 && self.obs_noise.is_finite()) {
+            return bad("obs_noise", "must be ≥ 0");
+        }
+        if !(self.dt > 0.0 && self.dt <= 0.05) {
+            return bad("dt", "must be in (0, 0.05] for a stable RK4 on Lorenz-96");
+        }
+        if self.steps_per_obs == 0 || self.window == 0 || self.windows == 0 {
+            return bad("window", "steps_per_obs, window and windows must be ≥ 1");
+        }
+        if self.train_steps < 50 {
+            return bad("train_steps", "at least 50 training states");
+        }
+        let tv = &self.tensor_var;
+        if tv.components == 0 || tv.components > tv.features {
+            return bad(
+                "tensor_var.components",
+                "must be between 1 and the number of random features",
+            );
+        }
+        if !(tv.ridge > 0.0 && tv.obs_ridge > 0.0 && tv.preimage_ridge > 0.0) {
+            return bad("tensor_var.ridge", "ridge parameters must be > 0");
+        }
+        if self.background_scale.is_nan() || self.background_scale <= 0.0 {
+            return bad("background_scale", "must be > 0");
+        }
+        Ok(())
+    }
+}
+
+/// One method's run over all windows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodRun {
+    /// "Tensor-Var", "4D-Var", "3D-Var" or "Free run".
+    pub name: String,
+    /// The estimate at every observation time (windows × T states).
+    pub estimates: Vec<Vec<f64>>,
+    /// Normalised RMSE at every observation time.
+    pub nrmse: Vec<f64>,
+    /// Mean of `nrmse`.
+    pub rmse_mean: f64,
+    /// Mean of `nrmse` over the last window.
+    pub rmse_final: f64,
+    /// Wall-clock per window (ms).
+    pub ms_per_window: f64,
+}
+
+/// Everything an experiment produces.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AssimResult {
+    /// The held-out truth at every observation time.
+    pub truth: Vec<Vec<f64>>,
+    /// Observed component indices.
+    pub observed: Vec<usize>,
+    /// max − min of the truth (the RMSE normaliser).
+    pub range: f64,
+    /// Methods in the order Tensor-Var, 4D-Var, 3D-Var, Free run.
+    pub methods: Vec<MethodRun>,
+    /// Tensor-Var's training diagnostics.
+    pub fit: TrainingFit,
+    /// Tensor-Var's training time (ms).
+    pub train_ms: f64,
+}
+
+impl AssimResult {
+    /// The run of method `name`.
+    pub fn method(&self, name: &str) -> Option<&MethodRun> {
+        self.methods.iter().find(|m| m.name == name)
+    }
+}
+
+/// Truth, training data and observations of one experiment.
+#[derive(Clone, Debug)]
+pub struct Data {
+    /// The system.
+    pub system: Lorenz96,
+    /// What is observed.
+    pub observer: Observer,
+    /// Training states.
+    pub train_states: Vec<Vec<f64>>,
+    /// Their noisy observations.
+    pub train_obs: Vec<Vec<f64>>,
+    /// Held-out truth (windows × T states).
+    pub truth: Vec<Vec<f64>>,
+    /// Its noisy observations.
+    pub obs: Vec<Vec<f64>>,
+    /// The initial background.
+    pub background: Vec<f64>,
+}
+
+/// Makes the data of `params` from `seed`.
+pub fn make_data(params: &AssimParams, seed: u64) -> Data {
+    let system = Lorenz96 {
+        dim: params.dim,
+        forcing: params.forcing,
+    };
+    let mut r = rng::seeded(seed);
+    let mut x: Vec<f64> = (0..params.dim)
+        .map(|_| params.forcing + r.sample::<f64, _>(StandardNormal))
+        .collect();
+    integrate(&system, &mut x, params.dt, 1000);
+    let train_states = trajectory(
+        &system,
+        &x,
+        params.dt,
+        params.steps_per_obs,
+        params.train_steps,
+    );
+    let mut x = train_states[params.train_steps - 1].clone();
+    integrate(&system, &mut x, params.dt, 50 * params.steps_per_obs);
+    let truth = trajectory(
+        &system,
+        &x,
+        params.dt,
+        params.steps_per_obs,
+        params.windows * params.window,
+    );
+    let observer = Observer::random(params.dim, params.obs_fraction, true, &mut r);
+    let train_obs = train_states
+        .iter()
+        .map(|s| observer.observe_noisy(s, params.obs_noise, &mut r))
+        .collect();
+    let obs = truth
+        .iter()
+        .map(|s| observer.observe_noisy(s, params.obs_noise, &mut r))
+        .collect();
+    let background = truth[0]
+        .iter()
+        .map(|v| v + params.background_noise * r.sample::<f64, _>(StandardNormal))
+        .collect();
+    Data {
+        system,
+        observer,
+        train_states,
+        train_obs,
+        truth,
+        obs,
+        background,
+    }
+}
+
+fn nrmse(a: &[f64], b: &[f64], range: f64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let n = a.len().max(1) as f64;
+    (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / n).sqrt() / range
+}
+
+fn method_run(
+    name: &str,
+    estimates: Vec<Vec<f64>>,
+    data: &Data,
+    range: f64,
+    window: usize,
+    ms: f64,
+) -> MethodRun {
+    let nrmse: Vec<f64> = estimates
+        .iter()
+        .zip(&data.truth)
+        .map(|(e, t)| nrmse(e, t, range))
+        .collect();
+    #[allow(clippy::cast_precision_loss)]
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let last = &nrmse[nrmse.len().saturating_sub(window)..];
+    MethodRun {
+        name: name.to_owned(),
+        rmse_mean: mean(&nrmse),
+        rmse_final: mean(last),
+        estimates,
+        nrmse,
+        ms_per_window: ms,
+    }
+}
+
+fn check(cancel: &CancelToken) -> Result<(), ComputeError> {
+    if cancel.is_cancelled() {
+        Err(ComputeError::Cancelled)
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs the experiment: data from `seed`, Tensor-Var trained, all methods cycled.
+pub fn run(
+    params: &AssimParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+) -> Result<AssimResult, ComputeError> {
+    params.validate()?;
+    progress.set(0.0, "simulating Lorenz-96");
+    let data = make_data(params, seed);
+    run_on(params, &data, seed, progress, cancel)
+}
+
+/// Runs every method on prepared `data`.
+pub fn run_on(
+    params: &AssimParams,
+    data: &Data,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+) -> Result<AssimResult, ComputeError> {
+    let truth_max = data
+        .truth
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::MIN, f64::max);
+    let truth_min = data
+        .truth
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::MAX, f64::min);
+    let range = (truth_max - truth_min).max(1e-12);
+    let t_len = params.window;
+    #[allow(clippy::cast_precision_loss)]
+    let windows = params.windows as f64;
+
+    progress.set(0.05, "training Tensor-Var");
+    let started = Instant::now();
+    let mut trng = rng::seeded(rng::derive_seed(seed, 1));
+    let model = TensorVarModel::train(
+        &data.train_states,
+        &data.train_obs,
+        &params.tensor_var,
+        &mut trng,
+    )?;
+    let solver = model.window_solver(t_len)?;
+    let train_ms = started.elapsed().as_secs_f64() * 1e3;
+    check(cancel)?;
+
+    // Tensor-Var.
+    progress.set(0.15, "Tensor-Var");
+    let started = Instant::now();
+    let mut tv = Vec::with_capacity(data.truth.len());
+    let mut zb = model.features.encode(&data.background);
+    for w in 0..params.windows {
+        let zhat: Vec<DVector<f64>> = (0..t_len)
+            .map(|t| model.pseudo_observation(&data.obs, w * t_len + t))
+            .collect();
+        let z = solver.solve(&zb, &zhat);
+        for zt in &z {
+            tv.push(model.decoder.decode(zt));
+        }
+        zb = &model.forward * &z[t_len - 1];
+    }
+    let tv_ms = started.elapsed().as_secs_f64() * 1e3 / windows;
+    check(cancel)?;
+
+    // 3D-/4D-Var share the background covariance.
+    let xtrain = DMatrix::from_fn(data.train_states.len(), params.dim, |i, j| {
+        data.train_states[i][j]
+    });
+    let (_, clim) = linalg::mean_and_covariance(&xtrain);
+    let b_inv = linalg::precision_from_covariance(&(clim * params.background_scale), 1e-6)?;
+    let var = Variational {
+        system: &data.system,
+        dt: params.dt,
+        steps_per_obs: params.steps_per_obs,
+        observer: &data.observer,
+        b_inv: &b_inv,
+        obs_sigma: params.obs_noise.max(0.01),
+    };
+    let options = LbfgsOptions {
+        max_iterations: params.max_iterations,
+        gradient_tolerance: 1e-6,
+        ..LbfgsOptions::default()
+    };
+
+    let started = Instant::now();
+    let mut fourd = Vec::with_capacity(data.truth.len());
+    let mut xb = data.background.clone();
+    for w in 0..params.windows {
+        check(cancel)?;
+        #[allow(clippy::cast_precision_loss)]
+        progress.set(
+            0.2 + 0.6 * w as f64 / windows,
+            format!("4D-Var window {}/{}", w + 1, params.windows),
+        );
+        let obs = &data.obs[w * t_len..(w + 1) * t_len];
+        let result = var.solve_4dvar(&xb, obs, &options);
+        let mut x = result.x;
+        for t in 0..t_len {
+            if t > 0 {
+                x = var.forecast(&x, 1);
+            }
+            fourd.push(x.clone());
+        }
+        xb = var.forecast(&x, 1);
+    }
+    let fourd_ms = started.elapsed().as_secs_f64() * 1e3 / windows;
+
+    progress.set(0.8, "3D-Var");
+    let started = Instant::now();
+    let mut threed = Vec::with_capacity(data.truth.len());
+    let mut xb = data.background.clone();
+    for y in &data.obs {
+        check(cancel)?;
+        let result = var.solve_3dvar(&xb, y, &options);
+        xb = var.forecast(&result.x, 1);
+        threed.push(result.x);
+    }
+    let threed_ms = started.elapsed().as_secs_f64() * 1e3 / windows;
+
+    progress.set(0.95, "free run");
+    let free = trajectory(
+        &data.system,
+        &data.background,
+        params.dt,
+        params.steps_per_obs,
+        data.truth.len(),
+    );
+
+    let methods = vec![
+        method_run("Tensor-Var", tv, data, range, t_len, tv_ms),
+        method_run("4D-Var", fourd, data, range, t_len, fourd_ms),
+        method_run("3D-Var", threed, data, range, t_len, threed_ms),
+        method_run("Free run", free, data, range, t_len, 0.0),
+    ];
+    progress.set(1.0, "done");
+    Ok(AssimResult {
+        truth: data.truth.clone(),
+        observed: data.observer.indices.clone(),
+        range,
+        methods,
+        fit: model.fit.clone(),
+        train_ms,
+    })
+}

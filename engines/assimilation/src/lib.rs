@@ -1,0 +1,28 @@
+//! Variational data assimilation on chaotic systems, classic and in a kernel feature space
+//! (Tensor-Var; Yang, Cheng, Luo, Fan & Arcucci, ICML 2025). Nothing here knows about screens.
+//!
+//! * [`dynamics`]: Lorenz-96, RK4 and its tangent-linear and adjoint.
+//! * [`observe`]: the paper's 5·arctan(0.1x) observation of a fraction of components.
+//! * [`lbfgs`]: a small L-BFGS.
+//! * [`variational`]: strong-constraint 4D-Var (adjoint gradient) and 3D-Var on the true model.
+//! * [`features`]: random Fourier features + PCA and the kernel ridge pre-image.
+//! * [`tensorvar`]: the CME operators, precisions and pseudo-observations.
+//! * [`window`]: the window quadratic, solved exactly by block-tridiagonal Cholesky.
+//! * [`experiment`]: data, training and cycling of every method over windows.
+//! * [`linalg`]: ridge, covariances, precisions.
+
+pub mod dynamics;
+pub mod experiment;
+pub mod features;
+pub mod lbfgs;
+pub mod linalg;
+pub mod observe;
+pub mod tensorvar;
+pub mod variational;
+pub mod window;
+
+#[cfg(test)]
+mod tests;
+
+pub use experiment::{AssimParams, AssimResult, Data, MethodRun, make_data, run, run_on};
+pub use tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};
