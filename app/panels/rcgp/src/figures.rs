@@ -27,7 +27,7 @@ fn band(method: &MethodResult, ns: usize, i: usize, times: &[f64], color: Rgba) 
         Line::new(format!("{} mean", method.name), times.to_vec(), mean)
             .color(color)
             .width_pt(1.8),
-        Line::new(format!("{} ±2 SD", method.name), times.to_vec(), upper)
+        Line::new(String::new(), times.to_vec(), upper)
             .color(color)
             .dash(Dash::Dashed)
             .width_pt(0.8),
@@ -64,6 +64,26 @@ pub fn series(result: &RunResult, i: usize) -> Figure {
     };
     let (t_in, y_in) = split(&y, false);
     let (t_out, y_out) = split(&y, true);
+    // The axis spans the truth, both posteriors and the inliers; outliers beyond it are drawn
+    // on its edge, so a few far outliers do not flatten the fits.
+    let clean = at_location(&d.clean, ns, i);
+    let (lo, hi) = clean
+        .iter()
+        .chain(&y_in)
+        .chain(&at_location(&result.stgp.mean, ns, i))
+        .chain(&at_location(&result.rcgp.mean, ns, i))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(*v), b.max(*v))
+        });
+    let pad = 0.25 * (hi - lo).max(1e-9);
+    let (lo, hi) = (lo - pad, hi + pad);
+    let clipped = y_out.iter().filter(|v| **v < lo || **v > hi).count();
+    let y_out: Vec<f64> = y_out.iter().map(|v| v.clamp(lo, hi)).collect();
+    let outlier_label = if clipped > 0 {
+        format!("outliers ({clipped} off-axis, on the edge)")
+    } else {
+        "outliers".to_owned()
+    };
     let truth_label = if d.clean_is_latent {
         "clean truth f"
     } else {
@@ -77,22 +97,24 @@ pub fn series(result: &RunResult, i: usize) -> Figure {
     } else {
         String::new()
     };
-    let mut fit = Subplot::new(format!("STGP vs ST-RCGP{place}"))
+    let mut fit = Subplot::new(format!("STGP vs ST-RCGP{place} (dashed: ±2 SD)"))
         .x_label(d.time_label.clone())
         .y_label("value")
+        .y_range(lo, hi)
+        .legend(true)
         .with(
-            Scatter::new("observations", t_in.clone(), y_in)
+            Scatter::new("observations", t_in, y_in)
                 .color(Rgba::GREY)
                 .size_pt(2.5),
         )
         .with(
-            Scatter::new("outliers", t_out.clone(), y_out)
+            Scatter::new(outlier_label, t_out, y_out)
                 .color(OUTLIER)
                 .size_pt(4.0)
                 .marker(Marker::Cross),
         )
         .with(
-            Line::new(truth_label, times.clone(), at_location(&d.clean, ns, i))
+            Line::new(truth_label, times.clone(), clean)
                 .color(Rgba::BLACK)
                 .width_pt(1.2),
         );
