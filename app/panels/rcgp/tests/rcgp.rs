@@ -102,8 +102,8 @@ fn find(dir: &Path, part: &str) -> Vec<PathBuf> {
 }
 
 /// Figure-1 field at the test size (4×4 × 30 times, 5 % outliers of 6–8, fitted): ST-RCGP's
-/// RMSE against the clean field is far below STGP's. Measured: see the closing note;
-/// asserted ratio ≥ 3 and a lower NLPD.
+/// RMSE against the clean field is far below STGP's. Measured: RMSE 1.619 (STGP) against 0.0723
+/// (ST-RCGP), a ratio of 22; NLPD 240 against −1.39. Asserted: ratio ≥ 3 and a lower NLPD.
 fn check_figure1(_out: &Path, summary: &serde_json::Value) {
     let s = &summary["panels"][0]["summary"];
     let (stgp, stgp_nlpd) = scores(s, "STGP");
@@ -119,8 +119,9 @@ fn check_figure1(_out: &Path, summary: &serde_json::Value) {
 }
 
 /// Seattle daily maximum temperature with 5 % outliers of 6–8 robust SDs: ST-RCGP is closer to
-/// the clean series (RMSE ratio ≥ 1.5) with a lower NLPD; the sweep's table has both methods at
-/// rate 0 and 0.2, and the robust method wins at 0.2.
+/// the clean series with a lower NLPD (measured RMSE 3.59 against 1.49 °C, ratio 2.4; NLPD 3.39
+/// against 1.88; asserted ratio ≥ 1.5); the sweep's table has both methods at rate 0 and 0.2,
+/// and the robust method wins at 0.2 (measured 7.38 against 1.85 °C).
 fn check_real(out: &Path, summary: &serde_json::Value) {
     let s = &summary["panels"][0]["summary"];
     let (stgp, stgp_nlpd) = scores(s, "STGP");
