@@ -87,6 +87,8 @@ catalog! {
     Rcgp => benchtop_panel_rcgp::RcgpPanel,
     /// Function vs representation.
     Linnet => benchtop_panel_linnet::LinnetPanel,
+    /// Tensor-Var data assimilation.
+    Assimilation => benchtop_panel_assimilation::AssimilationPanel,
     // New panels are registered above this line.
 }
 

@@ -1,0 +1,178 @@
+//! The panel's figures: Hovmöller diagrams, RMSE over time with the time per window, and the
+//! training fit.
+
+use benchtop_assimilation::AssimResult;
+use benchtop_kit::figure::{Colormap, Figure, Heatmap, Line, Scale, Subplot};
+
+/// Model time between observations (RK4 steps × step).
+fn obs_spacing(dt: f64, steps: usize) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let s = steps as f64;
+    dt * s
+}
+
+/// One Hovmöller panel: time across, component up.
+fn hovmoller(
+    title: &str,
+    states: &[Vec<f64>],
+    spacing: f64,
+    range: (f64, f64),
+    colormap: Colormap,
+    label: &str,
+) -> Subplot {
+    let nx = states.len();
+    let ny = states.first().map_or(0, Vec::len);
+    let mut values = Vec::with_capacity(nx * ny);
+    for j in 0..ny {
+        for s in states {
+            values.push(s[j]);
+        }
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let (tx, dy) = (nx as f64 * spacing, ny as f64);
+    Subplot::new(title)
+        .x_label("Time")
+        .y_label("Component i")
+        .heatmap(
+            Heatmap::new(title, (0.0, tx), (-0.5, dy - 0.5), nx, ny, values)
+                .colormap(colormap)
+                .value_range(range.0, range.1)
+                .colorbar_label(label),
+        )
+}
+
+fn errors(estimate: &[Vec<f64>], truth: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    estimate
+        .iter()
+        .zip(truth)
+        .map(|(e, t)| e.iter().zip(t).map(|(a, b)| a - b).collect())
+        .collect()
+}
+
+/// Truth, Tensor-Var, 4D-Var and 3D-Var, and the two main methods' errors.
+pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
+    let spacing = obs_spacing(dt, steps);
+    let lo = result
+        .truth
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::MAX, f64::min);
+    let hi = result
+        .truth
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::MIN, f64::max);
+    let err_max = 0.5 * (hi - lo);
+    let mut figure = Figure::new("Lorenz-96: truth and analyses")
+        .grid(2, 3)
+        .size_in(12.0, 6.5);
+    figure = figure.subplot(hovmoller(
+        "Truth",
+        &result.truth,
+        spacing,
+        (lo, hi),
+        Colormap::Viridis,
+        "x",
+    ));
+    for name in ["Tensor-Var", "4D-Var"] {
+        if let Some(m) = result.method(name) {
+            figure = figure.subplot(hovmoller(
+                name,
+                &m.estimates,
+                spacing,
+                (lo, hi),
+                Colormap::Viridis,
+                "x",
+            ));
+        }
+    }
+    if let Some(m) = result.method("3D-Var") {
+        figure = figure.subplot(hovmoller(
+            "3D-Var",
+            &m.estimates,
+            spacing,
+            (lo, hi),
+            Colormap::Viridis,
+            "x",
+        ));
+    }
+    for name in ["Tensor-Var", "4D-Var"] {
+        if let Some(m) = result.method(name) {
+            figure = figure.subplot(hovmoller(
+                &format!("{name} − truth"),
+                &errors(&m.estimates, &result.truth),
+                spacing,
+                (-err_max, err_max),
+                Colormap::RdBu,
+                "error",
+            ));
+        }
+    }
+    figure
+}
+
+/// Normalised RMSE over time for every method, and the time per window.
+pub fn rmse_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
+    let spacing = obs_spacing(dt, steps);
+    let mut rmse = Subplot::new("Normalised RMSE over time")
+        .x_label("Time")
+        .y_label("RMSE / (max − min)");
+    for m in &result.methods {
+        #[allow(clippy::cast_precision_loss)]
+        let xs: Vec<f64> = (0..m.nrmse.len()).map(|k| k as f64 * spacing).collect();
+        rmse = rmse.with(Line::new(m.name.clone(), xs, m.nrmse.clone()));
+    }
+    let timed: Vec<_> = result
+        .methods
+        .iter()
+        .filter(|m| m.ms_per_window > 0.0)
+        .collect();
+    let times = Subplot::new("Wall-clock per window")
+        .y_label("ms per window")
+        .y_scale(Scale::Log10)
+        .bars(
+            "ms per window",
+            timed.iter().map(|m| m.name.clone()).collect(),
+            timed.iter().map(|m| m.ms_per_window).collect::<Vec<f64>>(),
+        );
+    Figure::new("Assimilation accuracy and cost")
+        .grid(1, 2)
+        .size_in(11.0, 4.0)
+        .subplot(rmse)
+        .subplot(times)
+}
+
+/// Tensor-Var's training fit: pre-image error by component and the forward operator's spectrum.
+pub fn training_figure(result: &AssimResult) -> Figure {
+    let fit = &result.fit;
+    #[allow(clippy::cast_precision_loss)]
+    let comps: Vec<f64> = (0..fit.preimage_rmse_by_component.len())
+        .map(|k| k as f64)
+        .collect();
+    #[allow(clippy::cast_precision_loss)]
+    let idx: Vec<f64> = (1..=fit.forward_singular_values.len())
+        .map(|k| k as f64)
+        .collect();
+    Figure::new("Tensor-Var training fit")
+        .grid(1, 2)
+        .size_in(11.0, 4.0)
+        .subplot(
+            Subplot::new("Pre-image round trip φ⁻¹(φ(x)) − x")
+                .x_label("Component i")
+                .y_label("RMSE")
+                .with(Line::new(
+                    "pre-image RMSE",
+                    comps,
+                    fit.preimage_rmse_by_component.clone(),
+                )),
+        )
+        .subplot(
+            Subplot::new("Forward CME operator A")
+                .x_label("Index")
+                .y_label("Singular value")
+                .y_scale(Scale::Log10)
+                .with(Line::new("σ(A)", idx, fit.forward_singular_values.clone())),
+        )
+}

@@ -1,0 +1,432 @@
+//! Tensor-Var data assimilation: 4D-Var in a kernel feature space against classic 4D-Var
+//! (Yang, Cheng, Luo, Fan & Arcucci, "Tensor-Var: Efficient Four-Dimensional Variational Data
+//! Assimilation", ICML 2025).
+//!
+//! One task simulates Lorenz-96, trains Tensor-Var's operators, and cycles Tensor-Var,
+//! strong-constraint 4D-Var (adjoint + L-BFGS on the true model), 3D-Var and a free run over
+//! consecutive windows of held-out truth. Tabs: Hovmöller diagrams of truth, analyses and
+//! errors; RMSE over time with the time per window and the speed-up; the training fit.
+//! The engine is `benchtop-assimilation`.
+
+mod figures;
+mod params;
+
+use std::collections::BTreeMap;
+
+use benchtop_assimilation::{AssimParams, AssimResult};
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_kit::figure::{FigureViewState, show_figure};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
+use benchtop_kit::project::Sidecar;
+use benchtop_kit::sweep::SweepOutput;
+use benchtop_kit::task::Task;
+use benchtop_kit::tasks;
+use benchtop_kit::widgets::controls_and_view;
+use serde::{Deserialize, Serialize};
+
+/// The panel.
+pub type AssimilationPanel = Host<AssimilationModel>;
+
+/// Everything the project file stores for this panel.
+pub type AssimilationState = DocOf<AssimilationModel>;
+
+/// The parameters a user edits (the unit of undo and of sweeps).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AssimilationParams {
+    /// The engine's experiment.
+    pub run: AssimParams,
+    /// Seed of the data and the random features.
+    pub seed: u64,
+}
+
+impl Default for AssimilationParams {
+    fn default() -> Self {
+        Self {
+            run: AssimParams::default(),
+            seed: 1,
+        }
+    }
+}
+
+/// The tabs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AssimilationTab {
+    /// Hovmöller diagrams.
+    #[default]
+    Hovmoller,
+    /// RMSE over time and the cost per window.
+    Accuracy,
+    /// Tensor-Var's training fit.
+    Training,
+}
+
+/// View settings that are saved but are not parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AssimilationView {
+    /// The tab shown.
+    pub tab: AssimilationTab,
+}
+
+/// What `benchtop run` computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HeadlessTasks {
+    /// Run the assimilation experiment.
+    pub run: bool,
+}
+
+impl Default for HeadlessTasks {
+    fn default() -> Self {
+        Self { run: true }
+    }
+}
+
+/// Results kept with the project.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SavedResults {
+    /// The last experiment.
+    pub run: Option<AssimResult>,
+}
+
+/// The panel's computations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssimilationTask {
+    /// The experiment.
+    Run,
+}
+
+/// What a result depends on.
+type RunKey = AssimilationParams;
+
+/// The panel's tabs and results.
+pub struct AssimilationModel {
+    run: Task<RunKey, (), AssimResult>,
+    plot: FigureViewState,
+}
+
+impl Default for AssimilationModel {
+    fn default() -> Self {
+        Self {
+            run: Task::new("assimilation: run"),
+            plot: FigureViewState::default(),
+        }
+    }
+}
+
+/// The engine name and version recorded in figure provenance.
+const ENGINE: (&str, &str) = ("benchtop-assimilation", env!("CARGO_PKG_VERSION"));
+
+/// The methods summary.json reports, in order.
+const REPORTED: [&str; 3] = ["Tensor-Var", "4D-Var", "3D-Var"];
+
+fn compute(
+    params: &AssimilationParams,
+    progress: &Progress,
+    cancel: &CancelToken,
+) -> Result<AssimResult, ComputeError> {
+    benchtop_assimilation::run(&params.run, params.seed, progress, cancel)
+}
+
+/// 4D-Var's time per window over Tensor-Var's.
+fn speedup(result: &AssimResult) -> Option<f64> {
+    let tv = result.method("Tensor-Var")?.ms_per_window;
+    let fd = result.method("4D-Var")?.ms_per_window;
+    (tv > 0.0).then(|| fd / tv)
+}
+
+impl AssimilationModel {
+    fn start_run(&mut self, cx: &mut Cx<'_, Self>) {
+        let params = cx.params.clone();
+        self.run.start(&cx.runner, params.clone(), move |job| {
+            compute(&params, &job.progress, &job.cancel)
+        });
+    }
+
+    fn controls(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>, keys: &[&str]) {
+        cx.params(ui, keys);
+        if self
+            .run
+            .controls(ui, &cx.params.clone(), "Assimilate", "Stop")
+        {
+            self.start_run(cx);
+        }
+        if let Some(result) = self.run.result() {
+            ui.separator();
+            egui::Grid::new("assimilation-table")
+                .striped(true)
+                .show(ui, |ui| {
+                    ui.strong("Method");
+                    ui.strong("nRMSE mean");
+                    ui.strong("nRMSE final");
+                    ui.strong("ms / window");
+                    ui.end_row();
+                    for m in &result.methods {
+                        ui.label(&m.name);
+                        ui.label(format!("{:.4}", m.rmse_mean));
+                        ui.label(format!("{:.4}", m.rmse_final));
+                        ui.label(if m.ms_per_window > 0.0 {
+                            format!("{:.3}", m.ms_per_window)
+                        } else {
+                            "–".to_owned()
+                        });
+                        ui.end_row();
+                    }
+                });
+            if let Some(s) = speedup(result) {
+                ui.label(format!(
+                    "Tensor-Var is {s:.1}× faster per window than 4D-Var."
+                ));
+            }
+            ui.label(format!(
+                "Observed components: {} of {}.",
+                result.observed.len(),
+                result.truth.first().map_or(0, Vec::len)
+            ));
+        }
+    }
+
+    fn tab_view(&mut self, tab: AssimilationTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
+        let keys: &[&str] = match tab {
+            AssimilationTab::Training => &[
+                "run.tensor_var.components",
+                "run.tensor_var.features",
+                "run.tensor_var.ridge",
+                "run.tensor_var.obs_ridge",
+                "run.tensor_var.length_scale",
+                "run.tensor_var.history",
+                "run.tensor_var.history_components",
+                "run.tensor_var.preimage_centres",
+                "run.tensor_var.last_weight",
+                "run.train_steps",
+            ],
+            _ => &[
+                "run.dim",
+                "run.forcing",
+                "run.obs_fraction",
+                "run.obs_noise",
+                "run.window",
+                "run.windows",
+                "run.background_noise",
+                "run.tensor_var.components",
+                "run.tensor_var.ridge",
+                "run.background_scale",
+                "run.max_iterations",
+                "seed",
+            ],
+        };
+        let (dt, steps) = (cx.params.run.dt, cx.params.run.steps_per_obs);
+        controls_and_view(
+            ui,
+            "assimilation controls",
+            330.0,
+            &mut (self, cx),
+            |(model, cx), ui| model.controls(ui, cx, keys),
+            |(model, _), ui| {
+                let figure = model.run.result().map(|r| match tab {
+                    AssimilationTab::Hovmoller => figures::hovmoller_figure(r, dt, steps),
+                    AssimilationTab::Accuracy => figures::rmse_figure(r, dt, steps),
+                    AssimilationTab::Training => figures::training_figure(r),
+                });
+                match figure {
+                    Some(figure) => {
+                        if tab == AssimilationTab::Training
+                            && let Some(r) = model.run.result()
+                        {
+                            ui.label(format!(
+                                "pre-image nRMSE {:.4} · forward residual {:.3} · observation residual {:.3} · PCA keeps {:.1} % · k = {} · trained in {:.0} ms",
+                                r.fit.preimage_nrmse,
+                                r.fit.forward_residual,
+                                r.fit.observation_residual,
+                                100.0 * r.fit.explained_variance,
+                                r.fit.feature_dim,
+                                r.train_ms
+                            ));
+                        }
+                        show_figure(ui, &figure, &mut model.plot);
+                    }
+                    None => {
+                        ui.label("Press Assimilate to simulate Lorenz-96 and run every method.");
+                    }
+                }
+            },
+        );
+    }
+}
+
+impl PanelModel for AssimilationModel {
+    type Params = AssimilationParams;
+    type View = AssimilationView;
+    type Headless = HeadlessTasks;
+    type Results = SavedResults;
+    type Tab = AssimilationTab;
+    type Task = AssimilationTask;
+
+    const KIND: PanelKind = PanelKind {
+        id: "assimilation",
+        name: "Tensor-Var data assimilation",
+        description: "Track a chaotic Lorenz-96 truth from sparse nonlinear observations with Tensor-Var (4D-Var linearised in a kernel feature space) against classic adjoint 4D-Var and 3D-Var: accuracy and time per window.",
+        field: Field::Climate,
+        paper: Paper {
+            title: "Tensor-Var: Efficient Four-Dimensional Variational Data Assimilation",
+            authors: "Yiming Yang, Xiaoyuan Cheng, Daniel Giles, Sibo Cheng, Yi He, Xiao Xue, Boli Chen, Yukun Hu",
+            venue: "ICML 2025",
+            link: "https://github.com/yyimingucl/TensorVar",
+        },
+    };
+
+    const TABS: &'static [(AssimilationTab, &'static str)] = &[
+        (AssimilationTab::Hovmoller, "Hovmöller"),
+        (AssimilationTab::Accuracy, "RMSE and time"),
+        (AssimilationTab::Training, "Training fit"),
+    ];
+
+    fn tab(view: &mut AssimilationView) -> &mut AssimilationTab {
+        &mut view.tab
+    }
+
+    fn restore(
+        results: &SavedResults,
+        _sidecar: Option<&Sidecar>,
+        params: &AssimilationParams,
+    ) -> anyhow::Result<Self> {
+        let mut model = Self::default();
+        if let Some(result) = &results.run {
+            model.run.set_result(params.clone(), result.clone());
+        }
+        Ok(model)
+    }
+
+    fn save(&self, results: &mut SavedResults, _sidecar: Option<&Sidecar>) -> anyhow::Result<()> {
+        results.run = self.run.result().cloned();
+        Ok(())
+    }
+
+    fn tab_ui(&mut self, tab: AssimilationTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
+        self.tab_view(tab, ui, cx);
+    }
+
+    fn start(&mut self, task: AssimilationTask, cx: &mut Cx<'_, Self>) {
+        match task {
+            AssimilationTask::Run => self.start_run(cx),
+        }
+    }
+
+    fn headless(&self, flags: &HeadlessTasks) -> Vec<(AssimilationTask, f64)> {
+        wanted([(flags.run, AssimilationTask::Run)])
+    }
+
+    tasks!(run);
+
+    fn validate(params: &AssimilationParams) -> Vec<ParamIssue> {
+        ParamIssue::from_result("run", params.run.validate())
+            .into_iter()
+            .collect()
+    }
+
+    fn figures(&self, params: &AssimilationParams, _view: &AssimilationView) -> Vec<PanelFigure> {
+        let recipe = Recipe::new(ENGINE, params, Some(params.seed));
+        let (dt, steps) = (params.run.dt, params.run.steps_per_obs);
+        match self.run.result() {
+            Some(r) => vec![
+                recipe.figure(
+                    "assimilation-hovmoller",
+                    figures::hovmoller_figure(r, dt, steps),
+                ),
+                recipe.figure("assimilation-rmse", figures::rmse_figure(r, dt, steps)),
+                recipe.figure("assimilation-training", figures::training_figure(r)),
+            ],
+            None => Vec::new(),
+        }
+    }
+
+    fn tables(&self, params: &AssimilationParams, _view: &AssimilationView) -> Vec<DataTable> {
+        let Some(r) = self.run.result() else {
+            return Vec::new();
+        };
+        let spacing = params.run.dt * {
+            #[allow(clippy::cast_precision_loss)]
+            let s = params.run.steps_per_obs as f64;
+            s
+        };
+        let mut columns = vec!["time".to_owned()];
+        columns.extend(
+            r.methods
+                .iter()
+                .map(|m| format!("nrmse_{}", m.name.replace(' ', "_"))),
+        );
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        #[allow(clippy::cast_precision_loss)]
+        let rows = (0..r.truth.len())
+            .map(|k| {
+                let mut row = vec![k as f64 * spacing];
+                row.extend(r.methods.iter().map(|m| m.nrmse[k]));
+                row
+            })
+            .collect();
+        vec![DataTable::new("assimilation-rmse", &names, rows)]
+    }
+
+    fn summary(&self, params: &AssimilationParams) -> serde_json::Value {
+        match self.run.result() {
+            Some(r) => {
+                let methods: serde_json::Map<String, serde_json::Value> = REPORTED
+                    .iter()
+                    .filter_map(|name| r.method(name))
+                    .map(|m| {
+                        (
+                            m.name.clone(),
+                            serde_json::json!({
+                                "rmse_mean": m.rmse_mean,
+                                "rmse_final": m.rmse_final,
+                                "ms_per_window": m.ms_per_window,
+                            }),
+                        )
+                    })
+                    .collect();
+                serde_json::json!({
+                    "methods": methods,
+                    "system": "lorenz96",
+                    "dim": params.run.dim,
+                    "obs_fraction": params.run.obs_fraction,
+                    "window": params.run.window,
+                })
+            }
+            None => serde_json::Value::Null,
+        }
+    }
+
+    fn sweep_outputs() -> Vec<SweepOutput> {
+        vec![
+            SweepOutput::new("tensor_var_rmse", "Tensor-Var mean nRMSE"),
+            SweepOutput::new("fourdvar_rmse", "4D-Var mean nRMSE"),
+            SweepOutput::new("threedvar_rmse", "3D-Var mean nRMSE"),
+            SweepOutput::new("speedup", "4D-Var / Tensor-Var time per window"),
+        ]
+    }
+
+    fn evaluate(
+        params: &AssimilationParams,
+        _outputs: &[String],
+        seed: u64,
+        _cx: &SweepCx<'_>,
+        progress: &Progress,
+        cancel: &CancelToken,
+    ) -> Result<BTreeMap<String, f64>, ComputeError> {
+        let params = AssimilationParams {
+            seed,
+            ..params.clone()
+        };
+        let r = compute(&params, progress, cancel)?;
+        let rmse = |name: &str| r.method(name).map_or(f64::NAN, |m| m.rmse_mean);
+        Ok(BTreeMap::from([
+            ("tensor_var_rmse".to_owned(), rmse("Tensor-Var")),
+            ("fourdvar_rmse".to_owned(), rmse("4D-Var")),
+            ("threedvar_rmse".to_owned(), rmse("3D-Var")),
+            ("speedup".to_owned(), speedup(&r).unwrap_or(f64::NAN)),
+        ]))
+    }
+}
