@@ -335,6 +335,73 @@ pub fn linnet(options: &LinnetBench) -> anyhow::Result<serde_json::Value> {
     Ok(value)
 }
 
+/// Options of `benchtop bench assimilation`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench assimilation",
+    about = "Tensor-Var, 4D-Var (adjoint + L-BFGS) and 3D-Var cycled over windows: ms per window"
+)]
+pub struct AssimilationBench {
+    /// The system (only l96, Lorenz-96, is built).
+    #[arg(long, default_value = "l96")]
+    pub system: String,
+    /// State dimension D.
+    #[arg(long, default_value_t = 40)]
+    pub dim: usize,
+    /// Windows assimilated.
+    #[arg(long, default_value_t = 40)]
+    pub windows: usize,
+    /// Observation times per window.
+    #[arg(long, default_value_t = 5)]
+    pub window: usize,
+    /// Observed fraction of the components.
+    #[arg(long, default_value_t = 0.2)]
+    pub obs_fraction: f64,
+    /// Tensor-Var training states.
+    #[arg(long, default_value_t = 3000)]
+    pub train: usize,
+    /// Seed of the data.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Timed repeats (the fastest per method is reported).
+    #[arg(long, default_value_t = 1)]
+    pub repeats: usize,
+    /// Write the 4D-Var problem (B⁻¹, observations, background, truth) as JSON here for the
+    /// NumPy/SciPy peer.
+    #[arg(long)]
+    pub dump: Option<std::path::PathBuf>,
+}
+
+/// The assimilation benchmark: each method's `ms_per_window` and RMSE, and the speed-up.
+pub fn assimilation(options: &AssimilationBench) -> anyhow::Result<serde_json::Value> {
+    if options.system != "l96" {
+        anyhow::bail!("--system {}: only l96 (Lorenz-96) is built", options.system);
+    }
+    let params = benchtop_assimilation::AssimParams {
+        dim: options.dim,
+        windows: options.windows,
+        window: options.window,
+        obs_fraction: options.obs_fraction,
+        train_steps: options.train,
+        ..benchtop_assimilation::AssimParams::default()
+    };
+    if let Some(path) = &options.dump {
+        let problem = benchtop_assimilation::bench::problem_json(&params, options.seed)?;
+        std::fs::write(path, serde_json::to_string(&problem)?)
+            .map_err(|e| anyhow::anyhow!("--dump {}: {e}", path.display()))?;
+    }
+    let report = benchtop_assimilation::bench::bench(&benchtop_assimilation::bench::BenchParams {
+        params,
+        seed: options.seed,
+        repeats: options.repeats,
+    })?;
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -366,8 +433,12 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("linnet".to_owned()).chain(options.iter().cloned());
             linnet(&LinnetBench::try_parse_from(args)?)?
         }
+        "assimilation" => {
+            let args = std::iter::once("assimilation".to_owned()).chain(options.iter().cloned());
+            assimilation(&AssimilationBench::try_parse_from(args)?)?
+        }
         other => anyhow::bail!(
-            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet"
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation"
         ),
     };
     let mut out = std::io::stdout().lock();

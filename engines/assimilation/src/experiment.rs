@@ -231,6 +231,24 @@ pub fn make_data(params: &AssimParams, seed: u64) -> Data {
     }
 }
 
+/// The observation error σ the variational costs assume: the noise, at least 0.01.
+pub fn assumed_obs_sigma(params: &AssimParams) -> f64 {
+    params.obs_noise.max(0.01)
+}
+
+/// B⁻¹ of 3D-/4D-Var: the inverse of `background_scale` × the climatological covariance of
+/// the training states (with a 1e-6 relative jitter).
+pub fn background_precision(
+    params: &AssimParams,
+    data: &Data,
+) -> Result<DMatrix<f64>, ComputeError> {
+    let xtrain = DMatrix::from_fn(data.train_states.len(), params.dim, |i, j| {
+        data.train_states[i][j]
+    });
+    let (_, clim) = linalg::mean_and_covariance(&xtrain);
+    linalg::precision_from_covariance(&(clim * params.background_scale), 1e-6)
+}
+
 fn nrmse(a: &[f64], b: &[f64], range: f64) -> f64 {
     #[allow(clippy::cast_precision_loss)]
     let n = a.len().max(1) as f64;
@@ -341,18 +359,14 @@ pub fn run_on(
     check(cancel)?;
 
     // 3D-/4D-Var share the background covariance.
-    let xtrain = DMatrix::from_fn(data.train_states.len(), params.dim, |i, j| {
-        data.train_states[i][j]
-    });
-    let (_, clim) = linalg::mean_and_covariance(&xtrain);
-    let b_inv = linalg::precision_from_covariance(&(clim * params.background_scale), 1e-6)?;
+    let b_inv = background_precision(params, data)?;
     let var = Variational {
         system: &data.system,
         dt: params.dt,
         steps_per_obs: params.steps_per_obs,
         observer: &data.observer,
         b_inv: &b_inv,
-        obs_sigma: params.obs_noise.max(0.01),
+        obs_sigma: assumed_obs_sigma(params),
     };
     let options = LbfgsOptions {
         max_iterations: params.max_iterations,

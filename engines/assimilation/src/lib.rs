@@ -10,7 +10,9 @@
 //! * [`window`]: the window quadratic, solved exactly by block-tridiagonal Cholesky.
 //! * [`experiment`]: data, training and cycling of every method over windows.
 //! * [`linalg`]: ridge, covariances, precisions.
+//! * [`bench`]: the `benchtop bench assimilation` workload and the peer's problem.
 
+pub mod bench;
 pub mod dynamics;
 pub mod experiment;
 pub mod features;
