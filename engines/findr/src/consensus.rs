@@ -1,97 +1,51 @@
-//! Which of several fits to report: the one whose fixed-point structure the other fits agree
-//! with most, the validation score breaking ties.
+//! Which of several fits to report: the one whose attractors the other fits agree with most,
+//! the validation score breaking ties.
 //!
 //! Fits from different seeds can score alike on validation data and still differ in structure
 //! (a double well fitted with one attractor by one seed and with both by the two others). The
 //! best validation score alone then reports a seed's accident; the fit the others agree with is
-//! the reproducible answer. Each fit's fixed points are found once in its own latent frame and
-//! mapped into every other fit's frame by the affine map between their posterior means (fixed
-//! points move with an affine change of coordinates and keep their stability).
-
-use benchtop_compute::ComputeError;
+//! the reproducible answer. Each fit is analysed as it would be reported (its display frame and
+//! sample zone, the other fits' fixed points mapped into it), so the agreement that chooses it
+//! is the one its result shows.
 
 use crate::analysis::{FixedPoint, Stability};
-use crate::confidence::{confirmed, missing_attractors, support_counts};
-use crate::frame::align;
+use crate::confidence::{MissingAttractor, confirmed};
 
-/// One fit's structure in its own latent frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FitStructure {
-    /// The posterior means of every valid bin, in one fixed order shared by all fits.
-    pub means: Vec<[f64; 2]>,
-    /// Fixed points where the data go.
-    pub points: Vec<FixedPoint>,
-    /// Match radius in this frame, latent units.
-    pub radius: f64,
-}
-
-/// How well the other fits agree with `reference`'s attractors, given their fixed points
-/// mapped into its frame: +1 for each of its stable or marginal points that most fits find, −1
-/// for each that they do not, and −1 for each attractor it lacks that at least half of the fits
-/// find (saddles do not count, as in [`crate::result::FindrResult::unconfirmed_reasons`]).
-pub fn agreement(reference: &FitStructure, others: &[Vec<FixedPoint>]) -> i64 {
-    let fits = others.len() + 1;
-    let support = support_counts(&reference.points, others, reference.radius);
-    let points: i64 = reference
-        .points
+/// How well the other fits agree with a fit's attractors: +1 for each of its stable or
+/// marginal `points` that most of the `fits` find (`support[k]` of them), −1 for each that they
+/// do not, and −1 for each attractor it lacks that at least half of the fits find (`missing`).
+/// Saddles do not count, as in [`crate::result::FindrResult::unconfirmed_reasons`].
+pub fn agreement(
+    points: &[FixedPoint],
+    support: &[usize],
+    missing: &[MissingAttractor],
+    fits: usize,
+) -> i64 {
+    let found: i64 = points
         .iter()
-        .zip(&support)
+        .zip(support)
         .filter(|(p, _)| matches!(p.stability, Stability::Stable | Stability::Marginal))
         .map(|(_, &count)| if confirmed(count, fits) { 1 } else { -1 })
         .sum();
-    let missing = missing_attractors(&reference.points, others, reference.radius);
     let lacking = missing.iter().filter(|m| 2 * m.found_by >= fits).count();
-    points - i64::try_from(lacking).unwrap_or(i64::MAX)
+    found - i64::try_from(lacking).unwrap_or(i64::MAX)
 }
 
-/// The index of the fit to report among `structures` (validation `scores`, lower is better):
-/// the highest [`agreement`], then the best score (one fit is chosen as itself); and every
-/// fit's agreement.
-pub fn choose(
-    structures: &[FitStructure],
-    scores: &[f64],
-) -> Result<(usize, Vec<i64>), ComputeError> {
-    if structures.len() != scores.len() || structures.is_empty() {
-        return Err(ComputeError::invalid(
-            "restarts",
-            "one structure and one score per fit are needed",
-        ));
-    }
-    let mut best: Option<(i64, f64, usize)> = None;
-    let mut agreements = Vec::with_capacity(structures.len());
-    for (k, reference) in structures.iter().enumerate() {
-        let mut others = Vec::with_capacity(structures.len() - 1);
-        for (j, other) in structures.iter().enumerate() {
-            if j != k {
-                let (map, _) = align(&other.means, &reference.means)?;
-                others.push(
-                    other
-                        .points
-                        .iter()
-                        .map(|p| FixedPoint {
-                            z: map.apply(p.z),
-                            ..p.clone()
-                        })
-                        .collect(),
-                );
-            }
-        }
-        let candidate = (agreement(reference, &others), scores[k], k);
-        agreements.push(candidate.0);
-        let better = best.is_none_or(|(a, s, _)| {
-            candidate.0 > a || (candidate.0 == a && candidate.1.total_cmp(&s).is_lt())
-        });
-        if better {
-            best = Some(candidate);
-        }
-    }
-    Ok((best.map_or(0, |(_, _, k)| k), agreements))
+/// The index of the fit to report: the highest of `agreements`, then the lowest of the
+/// validation `scores` (lower is better); 0 when there is none.
+pub fn choose(agreements: &[i64], scores: &[f64]) -> usize {
+    (0..agreements.len().min(scores.len()))
+        .max_by(|&a, &b| {
+            agreements[a]
+                .cmp(&agreements[b])
+                .then_with(|| scores[b].total_cmp(&scores[a]))
+        })
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Stability;
 
     fn point(x: f64, stability: Stability) -> FixedPoint {
         FixedPoint {
@@ -103,50 +57,39 @@ mod tests {
         }
     }
 
-    /// Posterior means on a small grid, mapped by z ↦ scale·z + shift.
-    fn means(scale: f64, shift: f64) -> Vec<[f64; 2]> {
-        (0..25)
-            .map(|k| {
-                let z = [f64::from(k % 5) - 2.0, f64::from(k / 5) - 2.0];
-                [scale * z[0] + shift, scale * z[1] + shift]
-            })
-            .collect()
+    #[test]
+    fn agreement_counts_attractors_and_what_the_fit_lacks() {
+        let both = [
+            point(-1.0, Stability::Stable),
+            point(0.0, Stability::Saddle),
+            point(1.0, Stability::Marginal),
+        ];
+        // Both attractors found by 2 of 3 fits; the saddle by itself alone (not counted).
+        assert_eq!(agreement(&both, &[2, 1, 2], &[], 3), 2);
+        // One attractor most fits find, one they do not.
+        assert_eq!(agreement(&both, &[3, 3, 1], &[], 3), 0);
+        // One attractor, and one both others find that it lacks.
+        let one = [point(1.0, Stability::Stable)];
+        let lacks = [MissingAttractor {
+            z: [-1.0, 0.0],
+            found_by: 2,
+        }];
+        assert_eq!(agreement(&one, &[3], &lacks, 3), 0);
+        // An attractor only one other fit of three finds is no reproach.
+        let rare = [MissingAttractor {
+            z: [-1.0, 0.0],
+            found_by: 1,
+        }];
+        assert_eq!(agreement(&one, &[3], &rare, 3), 1);
+        // One fit confirms nothing.
+        assert_eq!(agreement(&one, &[1], &[], 1), -1);
     }
 
     #[test]
-    fn the_fit_the_others_agree_with_is_chosen_over_a_better_score() {
-        // Fit 0 (best score) has one attractor; fits 1 and 2 have both attractors and the
-        // saddle, fit 2 in a frame scaled by 2 and shifted by 0.5 (same structure).
-        let one = FitStructure {
-            means: means(1.0, 0.0),
-            points: vec![point(1.0, Stability::Stable)],
-            radius: 0.2,
-        };
-        let both = |scale: f64, shift: f64| FitStructure {
-            means: means(scale, shift),
-            points: [-1.0, 0.0, 1.0]
-                .iter()
-                .zip([Stability::Stable, Stability::Saddle, Stability::Stable])
-                .map(|(&x, s)| {
-                    let mut p = point(scale * x + shift, s);
-                    p.z[1] = shift;
-                    p
-                })
-                .collect(),
-            radius: 0.2 * scale,
-        };
-        let structures = [one, both(1.0, 0.0), both(2.0, 0.5)];
-        // Fit 0: its attractor is confirmed (+1) but it lacks the one both others find (−1);
-        // fits 1 and 2: both attractors confirmed, the saddle not counted.
-        assert_eq!(
-            choose(&structures, &[1.0, 1.1, 1.2]).unwrap(),
-            (1, vec![0, 2, 2])
-        );
-        // With equal agreement the score decides.
-        let alike = [both(1.0, 0.0), both(2.0, 0.5)];
-        assert_eq!(choose(&alike, &[1.3, 1.2]).unwrap().0, 1);
-        // One fit confirms nothing, but is chosen as itself.
-        assert_eq!(choose(&alike[..1], &[1.0]).unwrap(), (0, vec![-2]));
-        assert!(choose(&alike, &[1.0]).is_err());
+    fn the_most_agreed_fit_is_chosen_and_the_score_breaks_ties() {
+        assert_eq!(choose(&[0, 2, 2], &[1.0, 1.2, 1.1]), 2);
+        assert_eq!(choose(&[0, 2, 1], &[1.0, 1.2, 1.1]), 1);
+        assert_eq!(choose(&[-1], &[5.0]), 0);
+        assert_eq!(choose(&[], &[]), 0);
     }
 }

@@ -9,19 +9,20 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 
 use crate::analysis::{FixedPoint, FixedPointParams, Stability, find_fixed_points};
 use crate::baseline::{self, BaselineParams};
+use crate::confidence::MissingAttractor;
 use crate::confidence::{missing_attractors, support_counts};
-use crate::consensus::{self, FitStructure};
+use crate::consensus;
 use crate::field::{FlowGrid, flow_grid};
 use crate::flow_weights::FlowWeights;
 use crate::frame::{align, orthogonalised_readout, transformed_flow};
 use crate::model::{Batch, FindrModel, ModelConfig};
 use crate::predictive::predictive_score;
-use crate::result::{EpochRecord, FindrResult, Frame, PlantedComparison};
+use crate::result::{Affine2, EpochRecord, FindrResult, Frame, PlantedComparison};
 use crate::softplus::softplus;
 use crate::synthetic::{PlantedTruth, RATE_FLOOR_HZ};
 use crate::train::{Selection, Split, TrainOutcome, TrainParams, evaluate, split, train};
 use crate::trajectories::{
-    click_probability, group_means, nearest_node, noiseless_paths, psths, trial_groups, visits,
+    SampleZone, click_probability, group_means, noiseless_paths, psths, trial_groups, visits,
 };
 use crate::trials::TrialSet;
 use benchtop_compute::threads::single_threaded;
@@ -467,46 +468,53 @@ fn restart_fixed_points(
     find_fixed_points(autonomous, search, cancel)
 }
 
-/// A fit's fixed points in its own latent frame, where its posterior means go (at least one
-/// mean within the match radius), for choosing among restarts ([`consensus::choose`]).
-fn own_structure(
-    model: &FindrModel,
-    data: &TrialSet,
-    cells: &[f64],
-    device: &Device,
+/// A flow's sample zone and its fixed points inside and outside it.
+struct Zoned {
+    zone: SampleZone,
+    search: FixedPointParams,
+    inside: Vec<FixedPoint>,
+    outside: Vec<FixedPoint>,
+}
+
+/// The grid of `autonomous` over the box `lo`–`hi`, the visits of `paths` (in the same frame)
+/// and the fixed points found in the box, split by the sample zone: one rule for the reported
+/// fit and for choosing among restarts.
+#[allow(clippy::too_many_arguments)]
+fn zoned_fixed_points(
+    autonomous: &impl Fn([f64; 2]) -> [f64; 2],
+    paths: &[Vec<[f64; 2]>],
+    lo: [f64; 2],
+    hi: [f64; 2],
     params: &FindrParams,
+    n_trials: usize,
     cancel: &CancelToken,
-) -> Result<FitStructure, ComputeError> {
-    let means: Vec<[f64; 2]> = posterior_means(model, data, cells, device)?
-        .into_iter()
-        .flatten()
-        .collect();
-    let (lo, hi) = padded_box(means.iter().copied());
-    let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
-    let weights = FlowWeights::from_flow(model.prior.flow())?;
-    let per_second = 1.0 / model.config().tau_s;
+) -> Result<Zoned, ComputeError> {
+    let grid = flow_grid(autonomous, lo, hi, params.analysis.grid_size)?;
+    let visits = visits(&grid, paths);
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let min_visits =
+        ((params.analysis.sample_zone_min_fraction * n_trials as f64).ceil() as usize).max(1);
     let search = FixedPointParams {
         box_min: lo,
         box_max: hi,
         ..params.analysis.fixed_points.clone()
     };
-    let mut points = find_fixed_points(
-        |z| {
-            let f = weights.autonomous_2d(z);
-            [f[0] * per_second, f[1] * per_second]
-        },
-        &search,
-        cancel,
-    )?;
-    points.retain(|p| {
-        means
-            .iter()
-            .any(|m| (m[0] - p.z[0]).hypot(m[1] - p.z[1]) <= radius)
-    });
-    Ok(FitStructure {
-        means,
-        points,
-        radius,
+    let found = find_fixed_points(autonomous, &search, cancel)?;
+    let zone = SampleZone {
+        grid,
+        visits,
+        min_visits,
+    };
+    let (inside, outside) = found.into_iter().partition(|p| zone.contains(p.z));
+    Ok(Zoned {
+        zone,
+        search,
+        inside,
+        outside,
     })
 }
 
@@ -555,6 +563,135 @@ pub fn fit_aligned(
             cancel,
             on_epoch,
         )
+    })
+}
+
+/// One fit's structure in its own display frame, with the other fits' fixed points mapped into
+/// it: what the result reports when this fit is kept.
+struct Structure {
+    paths: Vec<Vec<[f64; 2]>>,
+    means: Vec<Vec<[f64; 2]>>,
+    frame: Frame,
+    to_display: Affine2,
+    alignment_r2: f64,
+    display_paths: Vec<Vec<[f64; 2]>>,
+    lo: [f64; 2],
+    hi: [f64; 2],
+    zoned: Zoned,
+    /// For each point inside the zone, how many fits found it.
+    support: Vec<usize>,
+    missing: Vec<MissingAttractor>,
+}
+
+/// The display frame, sample zone and fixed points of fit `k` of `trained`, and how the other
+/// fits' fixed points (mapped through the posterior means, inside this fit's zone) support them.
+#[allow(clippy::too_many_arguments)]
+fn analyse_structure(
+    k: usize,
+    trained: &[Trained],
+    data: &TrialSet,
+    cells: &[f64],
+    device: &Device,
+    reference: Reference<'_>,
+    params: &FindrParams,
+    cancel: &CancelToken,
+) -> Result<Structure, ComputeError> {
+    let model = &trained[k].model;
+    let weights = FlowWeights::from_flow(model.prior.flow())?;
+    let alpha = model.alpha();
+    let per_second = 1.0 / params.model.tau_s;
+    let drift = |z: [f64; 2], u: [f64; 2]| {
+        let f = weights.drift(&z, &u);
+        [f[0], f[1]]
+    };
+    let paths = noiseless_paths(data, drift, alpha);
+    let means = posterior_means(model, data, cells, device)?;
+    cancel.check()?;
+
+    // The display frame.
+    let truth = reference.truth();
+    let (frame, to_display, alignment_r2) = match reference.latents() {
+        Some(latents) => {
+            let mut source = Vec::with_capacity(data.valid_bins());
+            let mut target = Vec::with_capacity(data.valid_bins());
+            for (trial, path) in means.iter().enumerate() {
+                for (bin, z) in path.iter().enumerate() {
+                    let cell = trial * data.max_bins + bin;
+                    source.push(*z);
+                    target.push([latents[2 * cell], latents[2 * cell + 1]]);
+                }
+            }
+            let (map, r2) = align(&source, &target)?;
+            (Frame::AlignedToPlanted, map, r2)
+        }
+        None => {
+            let readout: Vec<f32> = model.readout_hz()?.flatten_all()?.to_vec1()?;
+            let readout: Vec<f64> = readout.into_iter().map(f64::from).collect();
+            let points: Vec<[f64; 2]> = paths.iter().flatten().copied().collect();
+            (
+                Frame::OrthogonalisedReadout,
+                orthogonalised_readout(&readout, &points),
+                f64::NAN,
+            )
+        }
+    };
+    let display_paths: Vec<Vec<[f64; 2]>> = paths
+        .iter()
+        .map(|p| p.iter().map(|&z| to_display.apply(z)).collect())
+        .collect();
+    let autonomous = transformed_flow(|z| drift(z, [0.0, 0.0]), to_display, per_second)?;
+    let mut extent: Vec<[f64; 2]> = display_paths.iter().flatten().copied().collect();
+    extent.extend(means.iter().flatten().map(|&z| to_display.apply(z)));
+    if let Some(truth) = truth {
+        extent.extend(truth.flow.point_attractors());
+    }
+    let (lo, hi) = padded_box(extent.into_iter());
+    let zoned = zoned_fixed_points(
+        &autonomous,
+        &display_paths,
+        lo,
+        hi,
+        params,
+        data.n_trials,
+        cancel,
+    )?;
+    let display_means: Vec<[f64; 2]> = means
+        .iter()
+        .flatten()
+        .map(|&z| to_display.apply(z))
+        .collect();
+    let mut others = Vec::with_capacity(trained.len().saturating_sub(1));
+    for (j, other) in trained.iter().enumerate() {
+        if j == k {
+            continue;
+        }
+        let mut points = restart_fixed_points(
+            &other.model,
+            data,
+            cells,
+            device,
+            &display_means,
+            &zoned.search,
+            cancel,
+        )?;
+        points.retain(|p| zoned.zone.contains(p.z));
+        others.push(points);
+    }
+    let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
+    let support = support_counts(&zoned.inside, &others, radius);
+    let missing = missing_attractors(&zoned.inside, &others, radius);
+    Ok(Structure {
+        paths,
+        means,
+        frame,
+        to_display,
+        alignment_r2,
+        display_paths,
+        lo,
+        hi,
+        zoned,
+        support,
+        missing,
     })
 }
 
@@ -613,20 +750,37 @@ fn fit_here(
     let mut trained = train_restarts(
         data, &cells, &folds, params, seed, &device, progress, cancel, on_epoch,
     )?;
-    let (chosen, restart_agreement) = if trained.len() > 1 {
+    if trained.len() > 1 {
         progress.set(0.9, "comparing the fits' fixed points");
-        let mut structures = Vec::with_capacity(trained.len());
-        for fit in &trained {
-            structures.push(own_structure(
-                &fit.model, data, &cells, &device, params, cancel,
-            )?);
-        }
-        let scores: Vec<f64> = trained.iter().map(|t| t.score).collect();
-        consensus::choose(&structures, &scores)?
-    } else {
-        (0, Vec::new())
-    };
-    let Trained { model, outcome, .. } = trained.remove(chosen);
+    }
+    let mut analyses = Vec::with_capacity(trained.len());
+    for k in 0..trained.len() {
+        analyses.push(analyse_structure(
+            k, &trained, data, &cells, &device, reference, params, cancel,
+        )?);
+    }
+    let agreements: Vec<i64> = analyses
+        .iter()
+        .map(|a| consensus::agreement(&a.zoned.inside, &a.support, &a.missing, fits))
+        .collect();
+    let scores: Vec<f64> = trained.iter().map(|t| t.score).collect();
+    let chosen = consensus::choose(&agreements, &scores);
+    let restart_agreement = if fits > 1 { agreements } else { Vec::new() };
+    let Structure {
+        paths,
+        means,
+        frame,
+        to_display,
+        alignment_r2,
+        display_paths,
+        lo,
+        hi,
+        zoned,
+        support: fixed_point_support,
+        missing: missing_attractors,
+    } = analyses.swap_remove(chosen);
+    let Trained { model, outcome, .. } = trained.swap_remove(chosen);
+    let truth = reference.truth();
     progress.set(0.9, "analysing the learned flow");
     // The same one-sample estimate as the validation curve, so the numbers compare.
     let test_nll = evaluate(
@@ -649,60 +803,18 @@ fn fit_here(
     )?;
 
     let weights = FlowWeights::from_flow(model.prior.flow())?;
-    let alpha = model.alpha();
     let per_second = 1.0 / params.model.tau_s;
     let drift = |z: [f64; 2], u: [f64; 2]| {
         let f = weights.drift(&z, &u);
         [f[0], f[1]]
     };
-    let paths = noiseless_paths(data, drift, alpha);
-    let means = posterior_means(&model, data, &cells, &device)?;
-    cancel.check()?;
-
-    // The display frame.
-    let truth = reference.truth();
-    let (frame, to_display, alignment_r2) = match reference.latents() {
-        Some(latents) => {
-            let mut source = Vec::with_capacity(data.valid_bins());
-            let mut target = Vec::with_capacity(data.valid_bins());
-            for (trial, path) in means.iter().enumerate() {
-                for (bin, z) in path.iter().enumerate() {
-                    let cell = trial * data.max_bins + bin;
-                    source.push(*z);
-                    target.push([latents[2 * cell], latents[2 * cell + 1]]);
-                }
-            }
-            let (map, r2) = align(&source, &target)?;
-            (Frame::AlignedToPlanted, map, r2)
-        }
-        None => {
-            let readout: Vec<f32> = model.readout_hz()?.flatten_all()?.to_vec1()?;
-            let readout: Vec<f64> = readout.into_iter().map(f64::from).collect();
-            let points: Vec<[f64; 2]> = paths.iter().flatten().copied().collect();
-            (
-                Frame::OrthogonalisedReadout,
-                orthogonalised_readout(&readout, &points),
-                f64::NAN,
-            )
-        }
-    };
-    let display_paths: Vec<Vec<[f64; 2]>> = paths
-        .iter()
-        .map(|p| p.iter().map(|&z| to_display.apply(z)).collect())
-        .collect();
     let autonomous = transformed_flow(|z| drift(z, [0.0, 0.0]), to_display, per_second)?;
-    let mut extent: Vec<[f64; 2]> = display_paths.iter().flatten().copied().collect();
-    extent.extend(means.iter().flatten().map(|&z| to_display.apply(z)));
-    if let Some(truth) = truth {
-        extent.extend(truth.flow.point_attractors());
-    }
-    let (lo, hi) = padded_box(extent.into_iter());
     let n = params.analysis.grid_size;
-    let flow = flow_grid(&autonomous, lo, hi, n)?;
+    let flow = &zoned.zone.grid;
 
     // Input fields weighted by the click probability in each cell.
     let start = to_display.apply([0.0, 0.0]);
-    let probability = click_probability(&flow, data, &display_paths, start);
+    let probability = click_probability(flow, data, &display_paths, start);
     let input_field = |side: usize| -> Result<FlowGrid, ComputeError> {
         let mut u = [0.0; 2];
         u[side] = 1.0;
@@ -723,50 +835,9 @@ fn fit_here(
         Ok(grid)
     };
     let input_fields = [input_field(0)?, input_field(1)?];
-    let visit_counts = visits(&flow, &display_paths);
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
-    let sample_zone_min_visits =
-        ((params.analysis.sample_zone_min_fraction * data.n_trials as f64).ceil() as usize).max(1);
-
-    let fixed_point_params = FixedPointParams {
-        box_min: lo,
-        box_max: hi,
-        ..params.analysis.fixed_points.clone()
-    };
-    let found = find_fixed_points(&autonomous, &fixed_point_params, cancel)?;
-    let in_zone = |p: &FixedPoint| {
-        nearest_node(&flow, p.z).is_some_and(|cell| visit_counts[cell] >= sample_zone_min_visits)
-    };
-    let fixed_points_outside_sample_zone = found.iter().filter(|p| !in_zone(p)).count();
-    let fixed_points: Vec<FixedPoint> = found.into_iter().filter(|p| in_zone(p)).collect();
-
-    // The other restarts, each mapped onto this fit's display frame through its posterior means.
-    let display_means: Vec<[f64; 2]> = means
-        .iter()
-        .flatten()
-        .map(|&z| to_display.apply(z))
-        .collect();
-    let mut restart_points = Vec::with_capacity(trained.len());
-    for other in &trained {
-        let mut points = restart_fixed_points(
-            &other.model,
-            data,
-            &cells,
-            &device,
-            &display_means,
-            &fixed_point_params,
-            cancel,
-        )?;
-        points.retain(|p| in_zone(p));
-        restart_points.push(points);
-    }
-    let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
-    let fixed_point_support = support_counts(&fixed_points, &restart_points, radius);
-    let missing_attractors = missing_attractors(&fixed_points, &restart_points, radius);
+    let fixed_point_params = zoned.search.clone();
+    let fixed_points = zoned.inside.clone();
+    let fixed_points_outside_sample_zone = zoned.outside.len();
 
     let (values, group) = trial_groups(data, truth.map(|t| t.gammas.as_slice()), FALLBACK_GROUPS);
     let trajectories = group_means(&paths, &values, &group, |z| to_display.apply(z));
@@ -818,10 +889,10 @@ fn fit_here(
         to_display,
         alignment_r2,
         noise_sigma: model.noise_sigma()?,
-        flow,
+        flow: zoned.zone.grid,
         input_fields,
-        visits: visit_counts,
-        sample_zone_min_visits,
+        visits: zoned.zone.visits,
+        sample_zone_min_visits: zoned.zone.min_visits,
         fixed_points,
         fixed_points_outside_sample_zone,
         fits,

@@ -484,10 +484,13 @@ mod tests {
         .unwrap();
         if std::env::var("FINDR_TEST_VERBOSE").is_ok() {
             println!(
-                "{}\nbest epoch {}, R² {:.3}",
+                "{}\nbest epoch {}, R² {:.3}, kept fit {} of {}, agreement per fit {:?}",
                 table_row(scenario, &assessment),
                 result.best_epoch,
-                result.alignment_r2
+                result.alignment_r2,
+                result.kept_fit + 1,
+                result.fits,
+                result.restart_agreement
             );
         }
         assessment

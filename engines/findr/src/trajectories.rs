@@ -132,6 +132,25 @@ pub fn nearest_node(grid: &FlowGrid, z: [f64; 2]) -> Option<usize> {
     Some(index(&grid.ys, z[1])? * grid.xs.len() + index(&grid.xs, z[0])?)
 }
 
+/// The cells of a grid that enough trials visit: where a flow's fixed points say something
+/// about the data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleZone {
+    /// The grid (its vectors are the flow on it).
+    pub grid: FlowGrid,
+    /// Trials whose path visits each cell, as [`visits`] counts them.
+    pub visits: Vec<usize>,
+    /// Visits at or above which a cell belongs to the zone.
+    pub min_visits: usize,
+}
+
+impl SampleZone {
+    /// Whether the grid node nearest `z` belongs to the zone (false outside the grid).
+    pub fn contains(&self, z: [f64; 2]) -> bool {
+        nearest_node(&self.grid, z).is_some_and(|cell| self.visits[cell] >= self.min_visits)
+    }
+}
+
 /// How many trials visit each grid node's cell (each trial counted once per cell), for display
 /// paths.
 pub fn visits(grid: &FlowGrid, paths: &[Vec<[f64; 2]>]) -> Vec<usize> {
