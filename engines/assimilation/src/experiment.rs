@@ -296,10 +296,21 @@ pub fn run(
     progress: &Progress,
     cancel: &CancelToken,
 ) -> Result<AssimResult, ComputeError> {
+    run_live(params, seed, progress, cancel, |_| {})
+}
+
+/// [`run`], handing `on_window` the result so far after every window.
+pub fn run_live(
+    params: &AssimParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    on_window: impl FnMut(&AssimResult),
+) -> Result<AssimResult, ComputeError> {
     params.validate()?;
     progress.set(0.0, "simulating Lorenz-96");
     let data = make_data(params, seed);
-    run_on(params, &data, seed, progress, cancel)
+    run_on_live(params, &data, seed, progress, cancel, on_window)
 }
 
 /// Runs every method on prepared `data`.
@@ -309,6 +320,19 @@ pub fn run_on(
     seed: u64,
     progress: &Progress,
     cancel: &CancelToken,
+) -> Result<AssimResult, ComputeError> {
+    run_on_live(params, data, seed, progress, cancel, |_| {})
+}
+
+/// Runs every method on prepared `data`, window by window (each method's own time is measured
+/// separately), handing `on_window` the result so far after every window.
+pub fn run_on_live(
+    params: &AssimParams,
+    data: &Data,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    mut on_window: impl FnMut(&AssimResult),
 ) -> Result<AssimResult, ComputeError> {
     let truth_max = data
         .truth
@@ -324,10 +348,8 @@ pub fn run_on(
         .fold(f64::MAX, f64::min);
     let range = (truth_max - truth_min).max(1e-12);
     let t_len = params.window;
-    #[allow(clippy::cast_precision_loss)]
-    let windows = params.windows as f64;
 
-    progress.set(0.05, "training Tensor-Var");
+    progress.set(0.0, "training Tensor-Var");
     let started = Instant::now();
     let mut trng = rng::seeded(rng::derive_seed(seed, 1));
     let model = TensorVarModel::train(
@@ -338,24 +360,6 @@ pub fn run_on(
     )?;
     let solver = model.window_solver(t_len)?;
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
-    check(cancel)?;
-
-    // Tensor-Var.
-    progress.set(0.15, "Tensor-Var");
-    let started = Instant::now();
-    let mut tv = Vec::with_capacity(data.truth.len());
-    let mut zb = model.features.encode(&data.background);
-    for w in 0..params.windows {
-        let zhat: Vec<DVector<f64>> = (0..t_len)
-            .map(|t| model.pseudo_observation(&data.obs, w * t_len + t))
-            .collect();
-        let z = solver.solve(&zb, &zhat);
-        for zt in &z {
-            tv.push(model.decoder.decode(zt));
-        }
-        zb = &model.forward * &z[t_len - 1];
-    }
-    let tv_ms = started.elapsed().as_secs_f64() * 1e3 / windows;
     check(cancel)?;
 
     // 3D-/4D-Var share the background covariance.
@@ -373,43 +377,6 @@ pub fn run_on(
         gradient_tolerance: 1e-6,
         ..LbfgsOptions::default()
     };
-
-    let started = Instant::now();
-    let mut fourd = Vec::with_capacity(data.truth.len());
-    let mut xb = data.background.clone();
-    for w in 0..params.windows {
-        check(cancel)?;
-        #[allow(clippy::cast_precision_loss)]
-        progress.set(
-            0.2 + 0.6 * w as f64 / windows,
-            format!("4D-Var window {}/{}", w + 1, params.windows),
-        );
-        let obs = &data.obs[w * t_len..(w + 1) * t_len];
-        let result = var.solve_4dvar(&xb, obs, &options);
-        let mut x = result.x;
-        for t in 0..t_len {
-            if t > 0 {
-                x = var.forecast(&x, 1);
-            }
-            fourd.push(x.clone());
-        }
-        xb = var.forecast(&x, 1);
-    }
-    let fourd_ms = started.elapsed().as_secs_f64() * 1e3 / windows;
-
-    progress.set(0.8, "3D-Var");
-    let started = Instant::now();
-    let mut threed = Vec::with_capacity(data.truth.len());
-    let mut xb = data.background.clone();
-    for y in &data.obs {
-        check(cancel)?;
-        let result = var.solve_3dvar(&xb, y, &options);
-        xb = var.forecast(&result.x, 1);
-        threed.push(result.x);
-    }
-    let threed_ms = started.elapsed().as_secs_f64() * 1e3 / windows;
-
-    progress.set(0.95, "free run");
     let free = trajectory(
         &data.system,
         &data.background,
@@ -418,19 +385,111 @@ pub fn run_on(
         data.truth.len(),
     );
 
-    let methods = vec![
-        method_run("Tensor-Var", tv, data, range, t_len, tv_ms),
-        method_run("4D-Var", fourd, data, range, t_len, fourd_ms),
-        method_run("3D-Var", threed, data, range, t_len, threed_ms),
-        method_run("Free run", free, data, range, t_len, 0.0),
-    ];
+    let n = data.truth.len();
+    let (mut tv, mut fourd, mut threed) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let mut seconds = [0.0_f64; 3];
+    let mut zb = model.features.encode(&data.background);
+    let mut xb4 = data.background.clone();
+    let mut xb3 = data.background.clone();
+    let assemble = |tv: &[Vec<f64>],
+                    fourd: &[Vec<f64>],
+                    threed: &[Vec<f64>],
+                    seconds: &[f64; 3],
+                    done: usize| {
+        #[allow(clippy::cast_precision_loss)]
+        let per = |s: f64| s * 1e3 / done.max(1) as f64;
+        AssimResult {
+            truth: data.truth[..tv.len()].to_vec(),
+            observed: data.observer.indices.clone(),
+            range,
+            methods: vec![
+                method_run(
+                    "Tensor-Var",
+                    tv.to_vec(),
+                    data,
+                    range,
+                    t_len,
+                    per(seconds[0]),
+                ),
+                method_run(
+                    "4D-Var",
+                    fourd.to_vec(),
+                    data,
+                    range,
+                    t_len,
+                    per(seconds[1]),
+                ),
+                method_run(
+                    "3D-Var",
+                    threed.to_vec(),
+                    data,
+                    range,
+                    t_len,
+                    per(seconds[2]),
+                ),
+                method_run(
+                    "Free run",
+                    free[..tv.len()].to_vec(),
+                    data,
+                    range,
+                    t_len,
+                    0.0,
+                ),
+            ],
+            fit: model.fit.clone(),
+            train_ms,
+        }
+    };
+    for w in 0..params.windows {
+        check(cancel)?;
+        #[allow(clippy::cast_precision_loss)]
+        progress.set(
+            w as f64 / params.windows as f64,
+            format!("window {}/{}", w + 1, params.windows),
+        );
+        let obs = &data.obs[w * t_len..(w + 1) * t_len];
+
+        // Tensor-Var: the window quadratic in feature space, then the pre-image.
+        let started = Instant::now();
+        let zhat: Vec<DVector<f64>> = (0..t_len)
+            .map(|t| model.pseudo_observation(&data.obs, w * t_len + t))
+            .collect();
+        let z = solver.solve(&zb, &zhat);
+        for zt in &z {
+            tv.push(model.decoder.decode(zt));
+        }
+        zb = &model.forward * &z[t_len - 1];
+        seconds[0] += started.elapsed().as_secs_f64();
+
+        // 4D-Var on the true model.
+        let started = Instant::now();
+        let mut x = var.solve_4dvar(&xb4, obs, &options).x;
+        for t in 0..t_len {
+            if t > 0 {
+                x = var.forecast(&x, 1);
+            }
+            fourd.push(x.clone());
+        }
+        xb4 = var.forecast(&x, 1);
+        seconds[1] += started.elapsed().as_secs_f64();
+
+        // 3D-Var at every time of the window.
+        let started = Instant::now();
+        for y in obs {
+            let xa = var.solve_3dvar(&xb3, y, &options).x;
+            xb3 = var.forecast(&xa, 1);
+            threed.push(xa);
+        }
+        seconds[2] += started.elapsed().as_secs_f64();
+
+        if w + 1 < params.windows {
+            on_window(&assemble(&tv, &fourd, &threed, &seconds, w + 1));
+        }
+    }
     progress.set(1.0, "done");
-    Ok(AssimResult {
-        truth: data.truth.clone(),
-        observed: data.observer.indices.clone(),
-        range,
-        methods,
-        fit: model.fit.clone(),
-        train_ms,
-    })
+    Ok(assemble(&tv, &fourd, &threed, &seconds, params.windows))
 }

@@ -26,5 +26,7 @@ pub mod window;
 #[cfg(test)]
 mod tests;
 
-pub use experiment::{AssimParams, AssimResult, Data, MethodRun, make_data, run, run_on};
+pub use experiment::{
+    AssimParams, AssimResult, Data, MethodRun, make_data, run, run_live, run_on, run_on_live,
+};
 pub use tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};

@@ -385,3 +385,42 @@ fn assim_tensor_var_beats_free_run_on_held_out_windows() {
         assert_eq!(tv.estimates.len(), params.windows * params.window);
     }
 }
+
+#[test]
+fn assim_live_windows_are_prefixes_of_the_final_result() {
+    let params = AssimParams {
+        dim: 12,
+        windows: 4,
+        window: 3,
+        train_steps: 200,
+        tensor_var: TensorVarSettings {
+            features: 60,
+            components: 20,
+            preimage_centres: 100,
+            ..TensorVarSettings::default()
+        },
+        ..AssimParams::default()
+    };
+    let mut partials = Vec::new();
+    let result =
+        crate::experiment::run_live(&params, 9, &Progress::new(), &CancelToken::new(), |p| {
+            partials.push(p.clone());
+        })
+        .expect("run");
+    assert_eq!(partials.len(), params.windows - 1);
+    for (w, p) in partials.iter().enumerate() {
+        let len = (w + 1) * params.window;
+        assert_eq!(p.truth.len(), len);
+        for (pm, fm) in p.methods.iter().zip(&result.methods) {
+            assert_eq!(pm.name, fm.name);
+            assert_eq!(
+                pm.estimates[..],
+                fm.estimates[..len],
+                "{} after window {}",
+                pm.name,
+                w + 1
+            );
+            assert_eq!(pm.nrmse[..], fm.nrmse[..len]);
+        }
+    }
+}

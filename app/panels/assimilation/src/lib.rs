@@ -4,7 +4,8 @@
 //!
 //! One task simulates Lorenz-96, trains Tensor-Var's operators, and cycles Tensor-Var,
 //! strong-constraint 4D-Var (adjoint + L-BFGS on the true model), 3D-Var and a free run over
-//! consecutive windows of held-out truth. Tabs: Hovmöller diagrams of truth, analyses and
+//! consecutive windows of held-out truth, streaming the analyses window by window so the
+//! figures grow while it runs. Tabs: Hovmöller diagrams of truth, analyses and
 //! errors; RMSE over time with the time per window and the speed-up; the training fit.
 //! The engine is `benchtop-assimilation`.
 
@@ -20,7 +21,7 @@ use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
-use benchtop_kit::task::Task;
+use benchtop_kit::task::{Latest, Task};
 use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use serde::{Deserialize, Serialize};
@@ -104,7 +105,7 @@ type RunKey = AssimilationParams;
 
 /// The panel's tabs and results.
 pub struct AssimilationModel {
-    run: Task<RunKey, (), AssimResult>,
+    run: Task<RunKey, Latest<AssimResult>, AssimResult>,
     plot: FigureViewState,
 }
 
@@ -142,8 +143,25 @@ impl AssimilationModel {
     fn start_run(&mut self, cx: &mut Cx<'_, Self>) {
         let params = cx.params.clone();
         self.run.start(&cx.runner, params.clone(), move |job| {
-            compute(&params, &job.progress, &job.cancel)
+            benchtop_assimilation::run_live(
+                &params.run,
+                params.seed,
+                &job.progress,
+                &job.cancel,
+                |partial| {
+                    job.send(partial.clone());
+                },
+            )
         });
+    }
+
+    /// The result to draw: the partial one while the run streams windows, else the last.
+    fn shown(&self) -> Option<&AssimResult> {
+        if self.run.is_running() {
+            self.run.live().0.as_ref().or_else(|| self.run.result())
+        } else {
+            self.run.result()
+        }
     }
 
     fn controls(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>, keys: &[&str]) {
@@ -154,7 +172,7 @@ impl AssimilationModel {
         {
             self.start_run(cx);
         }
-        if let Some(result) = self.run.result() {
+        if let Some(result) = self.shown() {
             ui.separator();
             egui::Grid::new("assimilation-table")
                 .striped(true)
@@ -226,7 +244,7 @@ impl AssimilationModel {
             &mut (self, cx),
             |(model, cx), ui| model.controls(ui, cx, keys),
             |(model, _), ui| {
-                let figure = model.run.result().map(|r| match tab {
+                let figure = model.shown().map(|r| match tab {
                     AssimilationTab::Hovmoller => figures::hovmoller_figure(r, dt, steps),
                     AssimilationTab::Accuracy => figures::rmse_figure(r, dt, steps),
                     AssimilationTab::Training => figures::training_figure(r),
@@ -234,7 +252,7 @@ impl AssimilationModel {
                 match figure {
                     Some(figure) => {
                         if tab == AssimilationTab::Training
-                            && let Some(r) = model.run.result()
+                            && let Some(r) = model.shown()
                         {
                             ui.label(format!(
                                 "pre-image nRMSE {:.4} · forward residual {:.3} · observation residual {:.3} · PCA keeps {:.1} % · k = {} · trained in {:.0} ms",
