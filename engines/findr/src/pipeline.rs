@@ -1230,6 +1230,15 @@ mod tests {
             println!("{:?} {:?} {:?}", p.z, p.eigenvalues, p.stability);
         }
         println!("attractor errors {:?}", planted.attractor_errors);
+        println!(
+            "fits {}, kept {}, agreement {:?}, support {:?}, unconfirmed {:?}, {:.0} s",
+            result.fits,
+            result.kept_fit + 1,
+            result.restart_agreement,
+            result.fixed_point_support,
+            result.unconfirmed_reasons(),
+            start.elapsed().as_secs_f64()
+        );
         assert!(result.test_nll < result.test_nll_baseline_only);
         assert!(planted.attractor_errors.iter().all(|e| *e < 0.1));
         let stable = |sign: f64| {
