@@ -89,6 +89,8 @@ catalog! {
     Linnet => benchtop_panel_linnet::LinnetPanel,
     /// Tensor-Var data assimilation.
     Assimilation => benchtop_panel_assimilation::AssimilationPanel,
+    /// Reflection-Bench.
+    Reflection => benchtop_panel_reflection::ReflectionPanel,
     // New panels are registered above this line.
 }
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use benchtop::cli::{
-    ChemCommand, Cli, CliCommand, bench, chem, doctor, params, run, spectra, sweep,
+    ChemCommand, Cli, CliCommand, bench, chem, doctor, params, reflect, run, spectra, sweep,
 };
 use clap::Parser as _;
 
@@ -78,6 +78,25 @@ fn main() -> ExitCode {
                 grid,
             };
             spectra::spectra(&file, &options, lmax, &csv)
+        }),
+        Some(CliCommand::Reflect {
+            agent,
+            task,
+            sessions,
+            seed,
+            endpoint,
+            model,
+            strategy,
+            transcript,
+        }) => reflect::reflect(&reflect::ReflectArgs {
+            agent: &agent,
+            task: &task,
+            sessions,
+            seed,
+            endpoint: endpoint.as_deref(),
+            model: model.as_deref(),
+            strategy: &strategy,
+            transcript: transcript.as_deref(),
         }),
         Some(CliCommand::Chem {
             command: ChemCommand::Props { input, out },

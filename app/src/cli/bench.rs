@@ -294,6 +294,38 @@ pub fn rcgp(options: &RcgpBench) -> anyhow::Result<serde_json::Value> {
     Ok(value)
 }
 
+/// Options of `benchtop bench reflection`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench reflection",
+    about = "Reflection-Bench: the reversal scorer over LCG sessions a NumPy peer rebuilds, and the full scripted table"
+)]
+pub struct ReflectionBench {
+    /// Reversal sessions to score.
+    #[arg(long, default_value_t = 20000)]
+    pub sessions: usize,
+    /// Trials per session (even).
+    #[arg(long, default_value_t = 40)]
+    pub trials: usize,
+    /// Timed repeats (the fastest is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+}
+
+/// The Reflection-Bench benchmark: `ms_score`, `us_per_session`, `score_checksum`, `ms_table`.
+pub fn reflection(options: &ReflectionBench) -> anyhow::Result<serde_json::Value> {
+    let report = benchtop_reflection::bench::run(&benchtop_reflection::bench::BenchParams {
+        sessions: options.sessions,
+        trials: options.trials,
+        repeats: options.repeats,
+    })?;
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Options of `benchtop bench linnet`.
 #[derive(Debug, Parser)]
 #[command(
@@ -437,8 +469,12 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("assimilation".to_owned()).chain(options.iter().cloned());
             assimilation(&AssimilationBench::try_parse_from(args)?)?
         }
+        "reflection" => {
+            let args = std::iter::once("reflection".to_owned()).chain(options.iter().cloned());
+            reflection(&ReflectionBench::try_parse_from(args)?)?
+        }
         other => anyhow::bail!(
-            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation"
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation, reflection"
         ),
     };
     let mut out = std::io::stdout().lock();

@@ -20,6 +20,7 @@ pub mod bench;
 pub mod chem;
 pub mod doctor;
 pub mod params;
+pub mod reflect;
 pub mod run;
 pub mod spectra;
 pub mod sweep;
@@ -130,6 +131,33 @@ pub enum CliCommand {
         /// Where to write the CSV.
         #[arg(long)]
         csv: PathBuf,
+    },
+    /// Play Reflection-Bench sessions with one agent; prints one JSON object with the scores.
+    Reflect {
+        /// The agent: oracle, random, wsls, q_learning, bayesian, pattern, pattern_K or llm.
+        #[arg(long, default_value = "oracle")]
+        agent: String,
+        /// The task: oddball, n_back, reversal, wcst, weather, iowa, meta_bandit, or all.
+        #[arg(long, default_value = "all")]
+        task: String,
+        /// Sessions per task (0: the paper's, 3 for oddball and 2 otherwise).
+        #[arg(long, default_value_t = 0)]
+        sessions: usize,
+        /// Seed of the environments and the agent.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// OpenAI-compatible endpoint (http://…/v1) of a language model; implies --agent llm.
+        #[arg(long)]
+        endpoint: Option<String>,
+        /// The model name sent to the endpoint.
+        #[arg(long)]
+        model: Option<String>,
+        /// The model's output strategy: free, direct or cot.
+        #[arg(long, default_value = "free")]
+        strategy: String,
+        /// Write the transcript (the model's exchanges, or a scripted agent's trial records).
+        #[arg(long)]
+        transcript: Option<PathBuf>,
     },
     /// Chemistry utilities (RDKit).
     Chem {

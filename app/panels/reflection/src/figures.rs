@@ -1,0 +1,205 @@
+//! The panel's figures: per-task score bars per agent, the seven-dimension radar, and one
+//! session's trial trace.
+
+use std::collections::BTreeMap;
+
+use benchtop_kit::figure::{Bars, ErrorBars, Figure, Line, Rgba, Scatter, Subplot};
+use benchtop_reflection::run::Stats;
+use benchtop_reflection::score::normalized;
+use benchtop_reflection::session::Detail;
+use benchtop_reflection::{SessionResult, Settings, Task};
+
+/// Score table: `scores[agent][task]`, agents in display order.
+pub struct Table<'a> {
+    /// Agents in order.
+    pub agents: &'a [String],
+    /// Scores.
+    pub scores: &'a BTreeMap<String, BTreeMap<Task, Stats>>,
+}
+
+/// A colour per agent (cycled).
+pub fn agent_color(i: usize) -> Rgba {
+    const C: [Rgba; 8] = [
+        Rgba::rgb(31, 119, 180),
+        Rgba::rgb(255, 127, 14),
+        Rgba::rgb(44, 160, 44),
+        Rgba::rgb(214, 39, 40),
+        Rgba::rgb(148, 103, 189),
+        Rgba::rgb(140, 86, 75),
+        Rgba::rgb(227, 119, 194),
+        Rgba::rgb(127, 127, 127),
+    ];
+    C[i % C.len()]
+}
+
+/// One subplot per task: a bar per agent (mean over sessions) with ±1 sd.
+pub fn bars(table: &Table<'_>, tasks: &[Task], settings: &Settings) -> Figure {
+    let cols = 4;
+    let rows = tasks.len().div_ceil(cols).max(1);
+    let mut fig = Figure::new("Reflection-Bench scores per task")
+        .grid(rows, cols)
+        .size_in(11.0, 3.2 * rows as f64);
+    for &task in tasks {
+        let mut names = Vec::new();
+        let mut means = Vec::new();
+        let mut sds = Vec::new();
+        let mut colors = Vec::new();
+        for (i, a) in table.agents.iter().enumerate() {
+            if let Some(s) = table.scores.get(a).and_then(|t| t.get(&task)) {
+                names.push(a.clone());
+                means.push(s.mean);
+                sds.push(s.sd);
+                colors.push(agent_color(i));
+            }
+        }
+        let xs: Vec<f64> = (0..names.len()).map(|i| i as f64).collect();
+        let top = task.max_score(settings);
+        let low = means
+            .iter()
+            .zip(&sds)
+            .map(|(m, s)| m - s)
+            .fold(0.0, f64::min);
+        fig = fig.subplot(
+            Subplot::new(task.label())
+                .y_label(if task == Task::MetaBandit {
+                    "anticipated reversals"
+                } else {
+                    "score"
+                })
+                .y_range(low.min(0.0) - 0.02 * top, 1.08 * top)
+                .legend(false)
+                .with(Bars::categories("", names, means.clone()).colors(colors))
+                .with(ErrorBars::new("±1 sd", xs, means, sds).color(Rgba::BLACK)),
+        );
+    }
+    fig
+}
+
+/// The radar: one closed polygon per agent over the seven tasks on the 0–100 scale
+/// (meta-bandit as 100 × count / maximum; negative scores drawn at 0).
+pub fn radar(table: &Table<'_>, settings: &Settings) -> Figure {
+    let n = Task::ALL.len();
+    let angle =
+        |k: usize| std::f64::consts::FRAC_PI_2 - 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+    let mut sp = Subplot::new("Seven dimensions (0–100)")
+        .equal_aspect(true)
+        .axes(false)
+        .x_range(-1.45, 1.45)
+        .y_range(-1.3, 1.3);
+    for ring in [0.25, 0.5, 0.75, 1.0] {
+        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..=n)
+            .map(|k| (ring * angle(k % n).cos(), ring * angle(k % n).sin()))
+            .unzip();
+        sp.push(
+            Line::new("", xs, ys)
+                .color(Rgba::rgb(200, 200, 200))
+                .width_pt(0.5),
+        );
+    }
+    for (k, task) in Task::ALL.iter().enumerate() {
+        let (c, s) = (angle(k).cos(), angle(k).sin());
+        sp.push(
+            Line::new("", vec![0.0, c], vec![0.0, s])
+                .color(Rgba::rgb(200, 200, 200))
+                .width_pt(0.5),
+        );
+        sp = sp.text(1.18 * c, 1.12 * s, task.axis());
+    }
+    for (i, a) in table.agents.iter().enumerate() {
+        let Some(t) = table.scores.get(a) else {
+            continue;
+        };
+        let r: Vec<f64> = Task::ALL
+            .iter()
+            .map(|task| {
+                t.get(task).map_or(0.0, |s| {
+                    (normalized(*task, settings, s.mean) / 100.0).clamp(0.0, 1.0)
+                })
+            })
+            .collect();
+        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..=n)
+            .map(|k| (r[k % n] * angle(k % n).cos(), r[k % n] * angle(k % n).sin()))
+            .unzip();
+        sp.push(
+            Line::new(a.clone(), xs, ys)
+                .color(agent_color(i))
+                .width_pt(1.5),
+        );
+    }
+    Figure::new("Reflection-Bench radar")
+        .subplot(sp.legend(true))
+        .size_in(6.5, 6.0)
+}
+
+/// One session's trial trace up to `upto` trials: choices (green rewarded / red not), the
+/// hidden truth and the agent's belief.
+pub fn trace(result: &SessionResult, upto: usize) -> Figure {
+    let recs = &result.records[..upto.min(result.records.len())];
+    let t: Vec<f64> = recs.iter().map(|r| r.trial as f64 + 1.0).collect();
+    let pick = |good: bool| -> (Vec<f64>, Vec<f64>) {
+        recs.iter()
+            .filter(|r| r.choice.is_some() && (r.reward > 0.0) == good)
+            .map(|r| (r.trial as f64 + 1.0, r.choice.unwrap_or(0) as f64))
+            .unzip()
+    };
+    let (gx, gy) = pick(true);
+    let (bx, by) = pick(false);
+    let mut top = Subplot::new(format!(
+        "{}: {} session {}",
+        result.agent,
+        result.task.label(),
+        result.session + 1
+    ))
+    .x_label("trial")
+    .y_label(match result.task {
+        Task::Oddball => "TF-IDF similarity",
+        Task::Reversal | Task::MetaBandit => "choice (0 right, 1 left)",
+        Task::NBack => "choice (0 yes, 1 no, 2 n/a)",
+        Task::Wcst => "desk card",
+        Task::Weather => "prediction (0 sunny, 1 rainy)",
+        Task::Iowa => "final deck (0 AAA … 3 DDD)",
+    });
+    if result.task == Task::Oddball {
+        top.push(Line::new(
+            "similarity",
+            t.clone(),
+            recs.iter().map(|r| r.reward).collect::<Vec<_>>(),
+        ));
+    } else {
+        top.push(Scatter::new("rewarded / correct", gx, gy).color(Rgba::rgb(44, 160, 44)));
+        top.push(Scatter::new("not", bx, by).color(Rgba::rgb(214, 39, 40)));
+    }
+    let hidden_name = match result.task {
+        Task::Reversal | Task::MetaBandit => "p(reward | right arm)",
+        Task::Wcst => "rule (0 shape, 1 colour, 2 number)",
+        Task::Weather => "p(sunny tomorrow)",
+        Task::NBack => "correct answer",
+        Task::Oddball => "off-topic sentence",
+        Task::Iowa => "money / 1000 ($)",
+    };
+    let hidden: Vec<f64> = if result.task == Task::Iowa {
+        recs.iter()
+            .map(|r| match r.detail {
+                Detail::Iowa { money, .. } => money as f64 / 1000.0,
+                _ => 0.0,
+            })
+            .collect()
+    } else {
+        recs.iter().map(|r| r.hidden).collect()
+    };
+    let mut bottom = Subplot::new("Hidden truth and the agent's belief")
+        .x_label("trial")
+        .with(Line::new(hidden_name, t.clone(), hidden));
+    let (bt, bv): (Vec<f64>, Vec<f64>) = recs
+        .iter()
+        .filter_map(|r| r.belief.map(|b| (r.trial as f64 + 1.0, b)))
+        .unzip();
+    if !bt.is_empty() {
+        bottom.push(Scatter::new("agent's belief", bt, bv).color(Rgba::rgb(255, 127, 14)));
+    }
+    Figure::new("Trial trace")
+        .grid(2, 1)
+        .subplot(top)
+        .subplot(bottom)
+        .size_in(9.0, 6.0)
+}

@@ -1,0 +1,109 @@
+//! Reflection-Bench, clicked through by its labels (scores, trace, human play, the language
+//! model against a scripted local server, save and reopen), and its example project's known
+//! answers.
+
+use std::path::Path;
+use std::time::Duration;
+
+use benchtop::session::Session;
+use benchtop_reflection::http::{Message, MockServer};
+use egui_kittest::kittest::Queryable as _;
+
+use crate::common;
+use crate::examples::Example;
+
+/// The example projects and their known answers.
+pub const EXAMPLES: &[Example] = &[Example { project: "reflection-bench", check: check_bench }];
+
+const TASKS: [&str; 7] = ["oddball", "n_back", "reversal", "wcst", "weather", "iowa", "meta_bandit"];
+
+/// The summary's shape and the known answers that hold at any seed.
+fn check_scores(scores: &serde_json::Value) {
+    for agent in ["oracle", "random", "wsls", "q_learning", "bayesian", "pattern"] {
+        let a = &scores[agent];
+        for t in TASKS {
+            assert!(a[t]["mean"].is_f64() && a[t]["sd"].is_f64(), "{agent}.{t}: {a}");
+            let sessions = if t == "oddball" { 3 } else { 2 };
+            assert_eq!(a[t]["sessions"], sessions, "{agent}.{t}");
+        }
+        assert!(a["overall"].is_f64());
+    }
+    assert_eq!(scores["oracle"]["n_back"]["mean"], 100.0);
+    assert_eq!(scores["oracle"]["meta_bandit"]["mean"], 19.0);
+    assert_eq!(scores["wsls"]["meta_bandit"]["mean"], 0.0);
+    // The learning detector misses the two reversals it learns the period from.
+    assert_eq!(scores["pattern"]["meta_bandit"]["mean"], 17.0);
+}
+
+fn check_bench(_out: &Path, summary: &serde_json::Value) {
+    check_scores(&summary["panels"][0]["summary"]["scores"]);
+}
+
+/// The scripted policy of the local model server: "always the right arm".
+fn always_right(_: &[Message]) -> String {
+    "I choose the right arm.".into()
+}
+
+#[test]
+fn reflection_panel_scores_traces_plays_asks_a_model_saves_and_reopens() {
+    let mut harness = common::harness(Session::new());
+    common::open_panel(&mut harness, "Reflection-Bench");
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    let summary = common::first_summary(&harness.state().session);
+    check_scores(&summary["scores"]);
+
+    // Bars instead of the radar.
+    common::click(&mut harness, "Show the radar (else the bars)");
+
+    // Step through a trace.
+    common::click(&mut harness, "Trace");
+    common::click(&mut harness, "Step ▶");
+    harness.get_by_label_contains("Session score");
+
+    // Play the reversal task by hand: always the right arm. Its belief part is the notes'
+    // 43.643, so the score is (43.643 + 100 × mean reward) / 2.
+    common::click(&mut harness, "Play");
+    common::click(&mut harness, "Start a new game");
+    for _ in 0..40 {
+        common::click(&mut harness, "right arm");
+    }
+    harness.get_by_label_contains("Your last game");
+    let summary = common::first_summary(&harness.state().session);
+    let human = summary["scores"]["human"]["reversal"]["mean"].as_f64().expect("the game is scored");
+    let reward_part = 2.0 * human - 43.643_270_791_708_3;
+    assert!(reward_part > 0.0 && reward_part <= 100.0, "{human}");
+    assert!((reward_part * 40.0 / 100.0 - (reward_part * 40.0 / 100.0).round()).abs() < 1e-6, "{human}");
+
+    let dir = tempfile::tempdir().expect("temporary folder");
+    common::save_and_reopen(&mut harness, &dir.path().join("reflection.ron"));
+}
+
+#[test]
+fn reflection_panel_runs_a_model_on_a_local_server_with_a_transcript() {
+    // The language model, against a scripted server on 127.0.0.1, on the reversal task only;
+    // the project points the endpoint at it, as a user would in the Language model tab.
+    let server = MockServer::start(always_right).expect("local server");
+    let text = format!(
+        r#"(format_version: 1, panels: [(id: (1), state: Reflection((
+            params: (agents: ["wsls"], tasks: [Reversal], llm: (endpoint: "{}", model: "scripted")),
+            view: (tab: Model),
+        )))])"#,
+        server.url
+    );
+    let mut harness = common::harness(common::session_from(&text, "reflection-model.ron"));
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    common::click(&mut harness, "Run the model on the ticked tasks");
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    // The transcript view: every reply of both sessions, each with its extracted answer.
+    assert_eq!(harness.query_all_by_label("model: I choose the right arm.").count(), 80);
+    assert_eq!(harness.query_all_by_label("extracted (rule): right arm").count(), 80);
+    let summary = common::first_summary(&harness.state().session);
+    let model = &summary["scores"]["llm:scripted"]["reversal"];
+    assert_eq!(model["sessions"], 2, "{summary}");
+    // Always-right: the belief part is 43.643 in both sessions; the reward part is a count.
+    let reward_part = 2.0 * model["mean"].as_f64().expect("model scored") - 43.643_270_791_708_3;
+    assert!(reward_part > 0.0 && reward_part <= 100.0, "{model}");
+    assert!((reward_part * 0.8 - (reward_part * 0.8).round()).abs() < 1e-6, "{model}");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    common::save_and_reopen(&mut harness, &dir.path().join("reflection.ron"));
+}

@@ -1,0 +1,132 @@
+//! `benchtop reflect --agent NAME --task NAME --sessions N [--endpoint URL --model M]
+//! [--transcript FILE]`: plays Reflection-Bench sessions with one agent and prints one JSON
+//! object with the scores. `--task all` plays the seven tasks. The agent `llm` (implied by
+//! `--endpoint`) is a language model behind an OpenAI-compatible endpoint (key from
+//! `BENCHTOP_LLM_API_KEY`); its transcript (every prompt, reply and extracted answer) goes to
+//! `--transcript`. For a scripted agent the transcript is the trial records.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use benchtop_reflection::run::{play, tabulate};
+use benchtop_reflection::{
+    Agent, LlmAgent, LlmConfig, Scripted, ScriptedAgent, Settings, Strategy, Task,
+};
+
+/// What `benchtop reflect` was asked.
+#[derive(Debug)]
+pub struct ReflectArgs<'a> {
+    /// Agent name (`oracle`, `random`, `wsls`, `q_learning`, `bayesian`, `pattern`,
+    /// `pattern_K`, `llm`).
+    pub agent: &'a str,
+    /// Task key or `all`.
+    pub task: &'a str,
+    /// Sessions per task (0: the paper's).
+    pub sessions: usize,
+    /// Seed.
+    pub seed: u64,
+    /// Endpoint of the language model.
+    pub endpoint: Option<&'a str>,
+    /// Model name.
+    pub model: Option<&'a str>,
+    /// Output strategy: free, direct or cot.
+    pub strategy: &'a str,
+    /// Where to write the transcript.
+    pub transcript: Option<&'a Path>,
+}
+
+/// Runs the sessions and prints the JSON object.
+pub fn reflect(args: &ReflectArgs<'_>) -> anyhow::Result<()> {
+    let tasks: Vec<Task> = if args.task == "all" {
+        Task::ALL.to_vec()
+    } else {
+        vec![Task::from_key(args.task).ok_or_else(|| {
+            let keys: Vec<&str> = Task::ALL.iter().map(|t| t.key()).collect();
+            anyhow::anyhow!(
+                "--task {}: use one of {} or all",
+                args.task,
+                keys.join(", ")
+            )
+        })?]
+    };
+    let settings = Settings::default();
+    let strategy = match args.strategy {
+        "free" => Strategy::Free,
+        "direct" => Strategy::Direct,
+        "cot" => Strategy::ChainOfThought,
+        other => anyhow::bail!("--strategy {other}: use free, direct or cot"),
+    };
+    let is_llm = args.agent == "llm" || args.endpoint.is_some();
+    let mut llm: Option<LlmAgent> = None;
+    let mut scripted: Option<ScriptedAgent> = None;
+    if is_llm {
+        let config = LlmConfig {
+            endpoint: args.endpoint.unwrap_or_default().to_owned(),
+            model: args.model.unwrap_or_default().to_owned(),
+            strategy,
+            ..LlmConfig::default()
+        };
+        llm = Some(LlmAgent::new(config).map_err(|e| anyhow::anyhow!("--endpoint: {e}"))?);
+    } else {
+        let kind = Scripted::from_name(args.agent).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--agent {}: use oracle, random, wsls, q_learning, bayesian, pattern, pattern_K or llm",
+                args.agent
+            )
+        })?;
+        scripted = Some(ScriptedAgent::new(
+            kind.clone(),
+            benchtop_reflection::run::agent_seed(args.seed, &kind.name()),
+        ));
+    }
+    let agent: &mut dyn Agent = match (&mut llm, &mut scripted) {
+        (Some(a), _) => a,
+        (_, Some(a)) => a,
+        _ => unreachable!("one agent is built above"),
+    };
+    let mut results = Vec::new();
+    for &task in &tasks {
+        let n = if args.sessions == 0 {
+            task.paper_sessions()
+        } else {
+            args.sessions
+        };
+        for s in 0..n {
+            results.push(
+                play(agent, task, &settings, s, args.seed)
+                    .map_err(|e| anyhow::anyhow!("{} session {}: {e}", task.key(), s + 1))?,
+            );
+        }
+    }
+    if let Some(path) = args.transcript {
+        let text = match &llm {
+            Some(a) => a.transcript_json(),
+            None => serde_json::to_string_pretty(&results)?,
+        };
+        std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
+    let table = tabulate(results.clone(), &settings);
+    let name = table.agents.first().cloned().unwrap_or_default();
+    let mut scores = serde_json::Map::new();
+    for (t, s) in table.scores.get(&name).into_iter().flatten() {
+        let per: Vec<f64> = results
+            .iter()
+            .filter(|r| r.task == *t)
+            .map(|r| r.score)
+            .collect();
+        scores.insert(t.key().into(), serde_json::json!({"mean": s.mean, "sd": s.sd, "sessions": s.sessions, "per_session": per}));
+    }
+    let mut out = serde_json::json!({
+        "agent": name,
+        "seed": args.seed,
+        "scores": scores,
+        "overall": table.overall.get(&name).copied().unwrap_or(0.0),
+    });
+    if let [task] = tasks.as_slice() {
+        out["task"] = serde_json::json!(task.key());
+        out["score"] = serde_json::json!(table.scores[&name][task].mean);
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{out}")?;
+    Ok(())
+}
