@@ -118,7 +118,8 @@ pub fn rmse_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
     let spacing = obs_spacing(dt, steps);
     let mut rmse = Subplot::new("Normalised RMSE over time")
         .x_label("Time")
-        .y_label("RMSE / (max − min)");
+        .y_label("RMSE / (max − min)")
+        .legend(true);
     for m in &result.methods {
         #[allow(clippy::cast_precision_loss)]
         let xs: Vec<f64> = (0..m.nrmse.len()).map(|k| k as f64 * spacing).collect();
