@@ -129,6 +129,18 @@ pub struct FixedPoint {
     pub starts: usize,
 }
 
+/// A stable-looking point at (x, 0) of the given stability, for tests of matching and counting.
+#[cfg(test)]
+pub(crate) fn test_point(x: f64, stability: Stability) -> FixedPoint {
+    FixedPoint {
+        z: [x, 0.0],
+        eigenvalues: [(-1.0, 0.0), (-1.0, 0.0)],
+        stability,
+        residual: 0.0,
+        starts: 1,
+    }
+}
+
 /// The Jacobian of `flow` at `z` by central differences with step `h` (row-major).
 pub fn jacobian(flow: &impl Fn([f64; 2]) -> [f64; 2], z: [f64; 2], h: f64) -> [[f64; 2]; 2] {
     let mut j = [[0.0; 2]; 2];

@@ -81,16 +81,7 @@ pub fn support_counts(
 mod tests {
     use super::*;
     use crate::analysis::Stability;
-
-    fn point(x: f64, stability: Stability) -> FixedPoint {
-        FixedPoint {
-            z: [x, 0.0],
-            eigenvalues: [(-1.0, 0.0), (-1.0, 0.0)],
-            stability,
-            residual: 0.0,
-            starts: 1,
-        }
-    }
+    use crate::analysis::test_point as point;
 
     #[test]
     fn restarts_count_matching_points_of_the_same_stability_once() {

@@ -46,16 +46,7 @@ pub fn choose(agreements: &[i64], scores: &[f64]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn point(x: f64, stability: Stability) -> FixedPoint {
-        FixedPoint {
-            z: [x, 0.0],
-            eigenvalues: [(-1.0, 0.0), (-1.0, 0.0)],
-            stability,
-            residual: 0.0,
-            starts: 1,
-        }
-    }
+    use crate::analysis::test_point as point;
 
     #[test]
     fn agreement_counts_attractors_and_what_the_fit_lacks() {

@@ -398,16 +398,7 @@ impl FindrResult {
 #[cfg(test)]
 mod support_tests {
     use super::*;
-
-    fn point(x: f64, stability: Stability) -> FixedPoint {
-        FixedPoint {
-            z: [x, 0.0],
-            eigenvalues: [(-1.0, 0.0), (-1.0, 0.0)],
-            stability,
-            residual: 0.0,
-            starts: 1,
-        }
-    }
+    use crate::analysis::test_point as point;
 
     #[test]
     fn a_structure_is_confirmed_only_when_most_fits_agree() {

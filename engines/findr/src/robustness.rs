@@ -511,13 +511,7 @@ mod tests {
 
     #[test]
     fn findr_matching_needs_every_planted_point_and_no_extra_attractor() {
-        let point = |x: f64, stability| FixedPoint {
-            z: [x, 0.0],
-            eigenvalues: [(-1.0, 0.0), (-1.0, 0.0)],
-            stability,
-            residual: 0.0,
-            starts: 1,
-        };
+        let point = crate::analysis::test_point;
         let planted = Dynamics::DoubleWell {
             a: 1.0,
             k: 1.0,
