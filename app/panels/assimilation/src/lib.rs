@@ -422,7 +422,7 @@ impl PanelModel for AssimilationModel {
             SweepOutput::new("tensor_var_rmse", "Tensor-Var mean nRMSE"),
             SweepOutput::new("fourdvar_rmse", "4D-Var mean nRMSE"),
             SweepOutput::new("threedvar_rmse", "3D-Var mean nRMSE"),
-            SweepOutput::new("speedup", "4D-Var / Tensor-Var time per window"),
+            SweepOutput::new("speedup", "Speed-up over 4D-Var"),
         ]
     }
 

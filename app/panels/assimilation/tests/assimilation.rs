@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use egui_kittest::kittest::Queryable as _;
 
-use crate::common;
+use crate::common::{self, csv_rows};
 use crate::examples::Example;
 
 /// The example projects and their known answers.
@@ -98,7 +98,9 @@ fn assimilation_panel_names_a_bad_setting() {
 /// true model tracks the truth (measured 0.101); Tensor-Var stays below the error of an
 /// unrelated state on the attractor (√2·σ_clim/(max − min) ≈ 0.21 for F = 8; measured 0.168)
 /// and within a factor 2.5 of 4D-Var. It does not beat 4D-Var here, unlike the paper.
-fn check_lorenz96(_out: &Path, summary: &serde_json::Value) {
+///
+/// The observed-fraction sweep: every method's error grows from 50 % to 10 % observed.
+fn check_lorenz96(out: &Path, summary: &serde_json::Value) {
     let s = &summary["panels"][0]["summary"];
     check_summary(s, 40, 5);
     let tv = s["methods"]["Tensor-Var"]["rmse_mean"]
@@ -108,4 +110,24 @@ fn check_lorenz96(_out: &Path, summary: &serde_json::Value) {
     assert!(fourd < 0.15, "{s}");
     assert!(tv < 0.19, "{s}");
     assert!(tv < 2.5 * fourd, "{s}");
+
+    let csv = std::fs::read_dir(out.join("sweeps"))
+        .expect("the sweep's folder")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "csv"))
+        .expect("the sweep's table");
+    let rows = csv_rows(&csv);
+    let value = |fraction: f64, key: &str| -> f64 {
+        let row = rows
+            .iter()
+            .find(|r| {
+                (r["run.obs_fraction"].parse::<f64>().expect("fraction") - fraction).abs() < 1e-9
+            })
+            .expect("the sweep point");
+        row[key].parse().expect("a number")
+    };
+    for key in ["tensor_var_rmse", "fourdvar_rmse", "threedvar_rmse"] {
+        assert!(value(0.1, key) > value(0.5, key), "{key}: {rows:?}");
+    }
 }
