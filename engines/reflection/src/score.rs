@@ -54,19 +54,6 @@ fn accuracy(records: &[TrialRecord]) -> f64 {
     100.0 * right as f64 / records.len() as f64
 }
 
-/// The Beta(0.1, 0.1) estimate over the last `window` values, at every trial:
-/// θ̂_t = (0.1 + Σ window) / (0.2 + |window|).
-pub fn windowed_belief(values: &[f64], window: usize) -> Vec<f64> {
-    (0..values.len())
-        .map(|t| {
-            let start = (t + 1).saturating_sub(window);
-            let w = &values[start..=t];
-            let n1: f64 = w.iter().sum();
-            (0.1 + n1) / (0.2 + w.len() as f64)
-        })
-        .collect()
-}
-
 /// Probabilistic reversal: (reward part, belief part), each on 0–100. Reward part: 100 × mean
 /// reward. Belief part: 100 × [1 − Σ_t |θ̂_t − θ*_t| / (p·T)], θ̂ the windowed Beta estimate of
 /// the choices (1 for the right arm) and θ* the same estimate of the true probabilities.
@@ -75,24 +62,26 @@ pub fn reversal_parts(settings: &Settings, records: &[TrialRecord]) -> (f64, f64
         return (0.0, 0.0);
     }
     let t = records.len() as f64;
-    let reward = 100.0 * records.iter().map(|r| r.reward).sum::<f64>() / t;
-    let choices: Vec<f64> = records
-        .iter()
-        .map(|r| if r.choice == Some(0) { 1.0 } else { 0.0 })
-        .collect();
-    let truth: Vec<f64> = records
-        .iter()
-        .map(|r| match r.detail {
-            Detail::Reversal { p_right } => p_right,
-            _ => 0.0,
-        })
-        .collect();
     let w = settings.reversal.window;
-    let err: f64 = windowed_belief(&choices, w)
-        .iter()
-        .zip(windowed_belief(&truth, w))
-        .map(|(a, b)| (a - b).abs())
-        .sum();
+    let choice = |r: &TrialRecord| if r.choice == Some(0) { 1.0 } else { 0.0 };
+    let truth = |r: &TrialRecord| match r.detail {
+        Detail::Reversal { p_right } => p_right,
+        _ => 0.0,
+    };
+    // One pass with running window sums: θ̂_t − θ*_t = (Σ choices − Σ truths) / (0.2 + |window|).
+    let (mut rewards, mut sum_c, mut sum_t, mut err) = (0.0, 0.0, 0.0, 0.0);
+    for (k, r) in records.iter().enumerate() {
+        rewards += r.reward;
+        sum_c += choice(r);
+        sum_t += truth(r);
+        if k >= w {
+            sum_c -= choice(&records[k - w]);
+            sum_t -= truth(&records[k - w]);
+        }
+        let n = (k + 1).min(w) as f64;
+        err += (sum_c - sum_t).abs() / (0.2 + n);
+    }
+    let reward = 100.0 * rewards / t;
     let belief = 100.0 * (1.0 - err / (settings.reversal.p * t));
     (reward, belief)
 }

@@ -32,6 +32,17 @@ pub fn agent_color(i: usize) -> Rgba {
     C[i % C.len()]
 }
 
+/// A short tick label for an agent (the bars' x axis has room for about eight characters).
+fn short_name(agent: &str) -> String {
+    match agent {
+        "random" => "rand".into(),
+        "wsls" => "WSLS".into(),
+        "q_learning" => "QL".into(),
+        "bayesian" => "Bayes".into(),
+        other => other.chars().take(8).collect(),
+    }
+}
+
 /// One subplot per task: a bar per agent (mean over sessions) with ±1 sd.
 pub fn bars(table: &Table<'_>, tasks: &[Task], settings: &Settings) -> Figure {
     let cols = 4;
@@ -46,7 +57,7 @@ pub fn bars(table: &Table<'_>, tasks: &[Task], settings: &Settings) -> Figure {
         let mut colors = Vec::new();
         for (i, a) in table.agents.iter().enumerate() {
             if let Some(s) = table.scores.get(a).and_then(|t| t.get(&task)) {
-                names.push(a.clone());
+                names.push(short_name(a));
                 means.push(s.mean);
                 sds.push(s.sd);
                 colors.push(agent_color(i));
@@ -199,7 +210,7 @@ pub fn trace(result: &SessionResult, upto: usize) -> Figure {
     }
     Figure::new("Trial trace")
         .grid(2, 1)
-        .subplot(top)
-        .subplot(bottom)
-        .size_in(9.0, 6.0)
+        .subplot(top.legend(true))
+        .subplot(bottom.legend(true))
+        .size_in(9.0, 6.5)
 }
