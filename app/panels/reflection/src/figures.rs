@@ -45,11 +45,11 @@ fn short_name(agent: &str) -> String {
 
 /// One subplot per task: a bar per agent (mean over sessions) with ±1 sd.
 pub fn bars(table: &Table<'_>, tasks: &[Task], settings: &Settings) -> Figure {
-    let cols = 4;
+    let cols = 3;
     let rows = tasks.len().div_ceil(cols).max(1);
     let mut fig = Figure::new("Reflection-Bench scores per task")
         .grid(rows, cols)
-        .size_in(11.0, 3.2 * rows as f64);
+        .size_in(12.0, 3.4 * rows as f64);
     for &task in tasks {
         let mut names = Vec::new();
         let mut means = Vec::new();
@@ -153,6 +153,13 @@ pub fn trace(result: &SessionResult, upto: usize) -> Figure {
             .map(|r| (r.trial as f64 + 1.0, r.choice.unwrap_or(0) as f64))
             .unzip()
     };
+    // Room above the highest choice for the legend.
+    let top_max = recs
+        .iter()
+        .filter_map(|r| r.choice)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
     let (gx, gy) = pick(true);
     let (bx, by) = pick(false);
     let mut top = Subplot::new(format!(
@@ -210,7 +217,7 @@ pub fn trace(result: &SessionResult, upto: usize) -> Figure {
     }
     Figure::new("Trial trace")
         .grid(2, 1)
-        .subplot(top.legend(true))
+        .subplot(top.legend(true).y_range(-0.3, top_max + 0.9))
         .subplot(bottom.legend(true))
         .size_in(9.0, 6.5)
 }

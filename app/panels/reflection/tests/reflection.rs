@@ -107,3 +107,56 @@ fn reflection_panel_runs_a_model_on_a_local_server_with_a_transcript() {
     let dir = tempfile::tempdir().expect("temporary folder");
     common::save_and_reopen(&mut harness, &dir.path().join("reflection.ron"));
 }
+
+/// A 2-back oracle read from the chat text, as a model server would answer.
+fn nback_oracle(messages: &[Message]) -> String {
+    let letters: Vec<char> = messages
+        .iter()
+        .filter(|m| m.role == "user")
+        .filter_map(|m| m.content.split("Current character is: ").nth(1)?.chars().next())
+        .collect();
+    let k = letters.len();
+    if k <= 2 {
+        "Not available".into()
+    } else if letters[k - 1] == letters[k - 3] {
+        "Yes".into()
+    } else {
+        "No".into()
+    }
+}
+
+#[test]
+fn reflection_cli_scores_scripted_and_model_agents_with_transcripts() {
+    let out = common::json_output(
+        &["reflect", "--agent", "pattern_2", "--task", "meta_bandit", "--sessions", "3"],
+        true,
+    );
+    assert_eq!(out["score"], 19.0, "{out}");
+    assert_eq!(out["scores"]["meta_bandit"]["sessions"], 3);
+    let wsls = common::json_output(&["reflect", "--agent", "wsls", "--task", "meta_bandit"], true);
+    assert_eq!(wsls["score"], 0.0, "{wsls}");
+
+    // A model behind a scripted server on 127.0.0.1: the 2-back oracle's 100, with a transcript.
+    let server = MockServer::start(nback_oracle).expect("local server");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let transcript = dir.path().join("transcript.json");
+    let transcript_arg = transcript.display().to_string();
+    let model = common::json_output(
+        &[
+            "reflect", "--endpoint", &server.url, "--model", "scripted", "--task", "n_back",
+            "--sessions", "1", "--transcript", &transcript_arg,
+        ],
+        true,
+    );
+    assert_eq!(model["agent"], "llm:scripted");
+    assert_eq!(model["score"], 100.0, "{model}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&transcript).expect("transcript")).expect("JSON");
+    assert_eq!(log.as_array().expect("exchanges").len(), 52);
+    assert_eq!(log[0]["extracted"], "Not available");
+
+    // Bad names are refused with the accepted ones.
+    let bad = common::benchtop().args(["reflect", "--task", "poker"]).output().expect("runs");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("meta_bandit"));
+}
