@@ -14,6 +14,21 @@ use benchtop_ising::exact::{
 use benchtop_ising::simulation::{self, Algorithm, Backend, McParams};
 use clap::Parser;
 
+/// A benchmark report with the app's version line (and the engine's name, where one command
+/// serves several) added: every `benchtop bench` object says what produced it.
+fn stamped(
+    mut value: serde_json::Value,
+    engine: Option<&str>,
+) -> anyhow::Result<serde_json::Value> {
+    if let Some(object) = value.as_object_mut() {
+        if let Some(engine) = engine {
+            object.insert("engine".into(), engine.into());
+        }
+        object.insert("app".into(), crate::build_info::version_line().into());
+    }
+    Ok(value)
+}
+
 /// Options of `benchtop bench ising`.
 #[derive(Debug, Parser)]
 #[command(
@@ -96,22 +111,17 @@ pub fn sht(options: &ShtBench) -> anyhow::Result<serde_json::Value> {
         "gauss" | "gauss-legendre" => benchtop_spectra::GridKind::GaussLegendre,
         other => anyhow::bail!("--grid {other}: use equiangular or gauss"),
     };
-    let mut value =
-        benchtop_spectra::bench::bench_sht_with(&benchtop_spectra::bench::BenchParams {
-            grid,
-            nlat: options.nlat,
-            nlon: options.nlon,
-            lmax: options.lmax,
-            batch: options.batch,
-            backend: options.backend.clone(),
-            repeats: options.repeats,
-            seed: options.seed,
-        })?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("engine".into(), "sht".into());
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    let value = benchtop_spectra::bench::bench_sht_with(&benchtop_spectra::bench::BenchParams {
+        grid,
+        nlat: options.nlat,
+        nlon: options.nlon,
+        lmax: options.lmax,
+        batch: options.batch,
+        backend: options.backend.clone(),
+        repeats: options.repeats,
+        seed: options.seed,
+    })?;
+    stamped(value, Some("sht"))
 }
 
 /// Options of `benchtop bench findr`.
@@ -147,7 +157,7 @@ pub struct FindrBench {
 
 /// The FINDR benchmark: `ms_per_step`, `final_loss` and the sizes.
 pub fn findr(options: &FindrBench) -> anyhow::Result<serde_json::Value> {
-    let mut value = benchtop_findr::bench::bench_training(&benchtop_findr::bench::BenchParams {
+    let value = benchtop_findr::bench::bench_training(&benchtop_findr::bench::BenchParams {
         trials: options.trials,
         bins: options.bins,
         neurons: options.neurons,
@@ -157,10 +167,7 @@ pub fn findr(options: &FindrBench) -> anyhow::Result<serde_json::Value> {
         seed: options.seed,
         ..benchtop_findr::bench::BenchParams::default()
     })?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    stamped(value, None)
 }
 
 /// Options of `benchtop bench neurotree`.
@@ -197,11 +204,7 @@ pub fn neurotree(options: &NeuroTreeBench) -> anyhow::Result<serde_json::Value> 
         steps: options.steps,
         seed: options.seed,
     })?;
-    let mut value = serde_json::to_value(report)?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    stamped(serde_json::to_value(report)?, None)
 }
 
 /// Options of `benchtop bench molstitch`.
@@ -287,11 +290,7 @@ pub fn rcgp(options: &RcgpBench) -> anyhow::Result<serde_json::Value> {
         dense: options.dense,
         repeats: options.repeats,
     })?;
-    let mut value = serde_json::to_value(report)?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    stamped(serde_json::to_value(report)?, None)
 }
 
 /// Options of `benchtop bench reflection`.
@@ -319,11 +318,7 @@ pub fn reflection(options: &ReflectionBench) -> anyhow::Result<serde_json::Value
         trials: options.trials,
         repeats: options.repeats,
     })?;
-    let mut value = serde_json::to_value(report)?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    stamped(serde_json::to_value(report)?, None)
 }
 
 /// Options of `benchtop bench linnet`.
@@ -359,12 +354,7 @@ pub fn linnet(options: &LinnetBench) -> anyhow::Result<serde_json::Value> {
         depth: options.depth,
         repeats: options.repeats,
     })?;
-    let mut value = serde_json::to_value(report)?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("engine".into(), "linnet".into());
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    stamped(serde_json::to_value(report)?, Some("linnet"))
 }
 
 /// Options of `benchtop bench assimilation`.
@@ -427,11 +417,7 @@ pub fn assimilation(options: &AssimilationBench) -> anyhow::Result<serde_json::V
         seed: options.seed,
         repeats: options.repeats,
     })?;
-    let mut value = serde_json::to_value(report)?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("app".into(), crate::build_info::version_line().into());
-    }
-    Ok(value)
+    stamped(serde_json::to_value(report)?, None)
 }
 
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
