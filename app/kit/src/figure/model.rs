@@ -832,20 +832,7 @@ impl Heatmap {
 
     /// Counts the non-finite values and finds the finite min and max, in one pass.
     pub fn value_stats(&self) -> ValueStats {
-        let mut stats = ValueStats {
-            non_finite: 0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        };
-        for &v in self.values.iter() {
-            if v.is_finite() {
-                stats.min = stats.min.min(v);
-                stats.max = stats.max.max(v);
-            } else {
-                stats.non_finite += 1;
-            }
-        }
-        stats
+        ValueStats::of(self.values.iter().copied())
     }
 
     /// Whether `value_range` is set to an increasing pair of finite numbers.
@@ -896,6 +883,36 @@ impl ValueStats {
         min: f64::INFINITY,
         max: f64::NEG_INFINITY,
     };
+
+    /// Statistics of `values`.
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Self {
+        values.into_iter().fold(Self::EMPTY, |s, v| {
+            if v.is_finite() {
+                Self {
+                    min: s.min.min(v),
+                    max: s.max.max(v),
+                    ..s
+                }
+            } else {
+                Self {
+                    non_finite: s.non_finite + 1,
+                    ..s
+                }
+            }
+        })
+    }
+
+    /// A range for colours or axes: the finite min and max; a unit width around a constant;
+    /// (0, 1) when there is no finite value.
+    pub fn padded_range(&self) -> (f64, f64) {
+        if self.min < self.max {
+            (self.min, self.max)
+        } else if self.min.is_finite() {
+            (self.min - 0.5, self.min + 0.5)
+        } else {
+            (0.0, 1.0)
+        }
+    }
 }
 
 /// Serialises shared values as a plain list.

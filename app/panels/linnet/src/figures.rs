@@ -19,20 +19,8 @@ pub fn regime_color(regime: Regime) -> Rgba {
 
 /// The finite minimum and maximum over several matrices (a unit range if there is none).
 pub fn common_range<'a>(matrices: impl IntoIterator<Item = &'a DMatrix<f64>>) -> (f64, f64) {
-    let (low, high) = matrices
-        .into_iter()
-        .flat_map(|m| m.iter())
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
-    if low.is_finite() && high > low {
-        (low, high)
-    } else if low.is_finite() {
-        (low - 0.5, low + 0.5)
-    } else {
-        (0.0, 1.0)
-    }
+    benchtop_kit::figure::ValueStats::of(matrices.into_iter().flat_map(|m| m.iter().copied()))
+        .padded_range()
 }
 
 /// A matrix as a heatmap: entry (i, j) (1-based) in the cell centred on x = j, y = i;

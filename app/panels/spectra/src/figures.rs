@@ -139,19 +139,7 @@ pub fn symmetric_range<'a>(fields: impl IntoIterator<Item = &'a [f64]>) -> (f64,
 
 /// The finite minimum and maximum of a field (a tiny width if constant).
 pub fn value_range(values: &[f64]) -> (f64, f64) {
-    let (low, high) = values
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
-    if low.is_finite() && high > low {
-        (low, high)
-    } else if low.is_finite() {
-        (low - 0.5, low + 0.5)
-    } else {
-        (0.0, 1.0)
-    }
+    benchtop_kit::figure::ValueStats::of(values.iter().copied()).padded_range()
 }
 
 /// "k = 12 (3336 km)" or "not reached".
