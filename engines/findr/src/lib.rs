@@ -60,3 +60,4 @@ pub mod synthetic;
 pub mod train;
 pub mod trajectories;
 pub mod trials;
+pub mod zone_shape;

@@ -25,6 +25,7 @@ use crate::trajectories::{
     SampleZone, click_probability, group_means, noiseless_paths, psths, trial_groups, visits,
 };
 use crate::trials::TrialSet;
+use crate::zone_shape::ZoneEigenvalues;
 use benchtop_compute::threads::single_threaded;
 
 /// Trial groups used for user data without γ (quantiles of the net click rate).
@@ -581,6 +582,8 @@ struct Structure {
     /// For each point inside the zone, how many fits found it.
     support: Vec<usize>,
     missing: Vec<MissingAttractor>,
+    /// The median Jacobian eigenvalues over this fit's own sample zone.
+    zone_eigenvalues: Option<ZoneEigenvalues>,
 }
 
 /// The display frame, sample zone and fixed points of fit `k` of `trained`, and how the other
@@ -680,6 +683,9 @@ fn analyse_structure(
     let radius = params.analysis.restart_match_fraction * (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
     let support = support_counts(&zoned.inside, &others, radius);
     let missing = missing_attractors(&zoned.inside, &others, radius);
+    let zone = &zoned.zone;
+    let zone_eigenvalues =
+        ZoneEigenvalues::of(&zone.grid, |cell| zone.visits[cell] >= zone.min_visits);
     Ok(Structure {
         paths,
         means,
@@ -692,6 +698,7 @@ fn analyse_structure(
         zoned,
         support,
         missing,
+        zone_eigenvalues,
     })
 }
 
@@ -766,6 +773,8 @@ fn fit_here(
     let scores: Vec<f64> = trained.iter().map(|t| t.score).collect();
     let chosen = consensus::choose(&agreements, &scores);
     let restart_agreement = if fits > 1 { agreements } else { Vec::new() };
+    let zone_eigenvalues_by_fit: Vec<Option<ZoneEigenvalues>> =
+        analyses.iter().map(|a| a.zone_eigenvalues).collect();
     let Structure {
         paths,
         means,
@@ -778,6 +787,7 @@ fn fit_here(
         zoned,
         support: fixed_point_support,
         missing: missing_attractors,
+        zone_eigenvalues: _,
     } = analyses.swap_remove(chosen);
     let Trained { model, outcome, .. } = trained.swap_remove(chosen);
     let truth = reference.truth();
@@ -900,6 +910,7 @@ fn fit_here(
         fixed_point_support,
         missing_attractors,
         restart_agreement,
+        zone_eigenvalues_by_fit,
         trajectories,
         psths: model_psths,
         planted,

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use crate::analysis::{FixedPoint, Stability};
 use crate::confidence::{MissingAttractor, confirmed};
 use crate::field::FlowGrid;
+use crate::zone_shape::{ZoneEigenvalues, shape_disagreement};
 
 /// One epoch of training.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -186,6 +187,12 @@ pub struct FindrResult {
     /// ([`crate::consensus::agreement`]), from which `kept_fit` was chosen (empty for one fit).
     #[serde(default)]
     pub restart_agreement: Vec<i64>,
+    /// For each fit, the median over its own sample zone of its flow's Jacobian eigenvalues
+    /// (`None` where the zone has no inner grid node; empty for results saved before this
+    /// existed). Fits that disagree on whether the zone has a slow direction do not confirm
+    /// each other ([`crate::zone_shape::shape_disagreement`]).
+    #[serde(default)]
+    pub zone_eigenvalues_by_fit: Vec<Option<ZoneEigenvalues>>,
     /// Trial-averaged noiseless trajectories by group.
     pub trajectories: Vec<GroupTrajectory>,
     /// Data and model PSTHs by group.
@@ -286,6 +293,7 @@ fn unconfirmed_reasons(
     support: &[usize],
     fits: usize,
     missing: &[MissingAttractor],
+    shape_disagreement: Option<String>,
 ) -> Vec<String> {
     if fits <= 1 {
         return vec![
@@ -318,6 +326,7 @@ fn unconfirmed_reasons(
             attractor.z[1]
         ));
     }
+    reasons.extend(shape_disagreement);
     if !reasons.is_empty() {
         reasons.push(
             "the fits disagree on the flow's structure, so no fixed point is reported as a \
@@ -330,8 +339,9 @@ fn unconfirmed_reasons(
 
 impl FindrResult {
     /// Why this fit's attractors are not a structure that its restarts agree on, one sentence
-    /// each; empty when more than half of the fits find every stable or marginal point and no
-    /// attractor the shown fit lacks is found by half of them or more (saddles do not count:
+    /// each; empty when more than half of the fits find every stable or marginal point, no
+    /// attractor the shown fit lacks is found by half of them or more, and the fits do not
+    /// disagree on whether the sample zone has a slow direction (saddles do not count:
     /// see [`FindrResult::points_confirmed`] for them). A single fit is never confirmed. Results
     /// saved before restarts existed (no support counts) are judged as one fit.
     pub fn unconfirmed_reasons(&self) -> Vec<String> {
@@ -340,12 +350,25 @@ impl FindrResult {
         } else {
             1
         };
+        let shapes = if self.zone_eigenvalues_by_fit.len() == fits {
+            shape_disagreement(&self.zone_eigenvalues_by_fit, self.kept_fit)
+        } else {
+            None
+        };
         unconfirmed_reasons(
             &self.fixed_points,
             &self.fixed_point_support,
             fits,
             &self.missing_attractors,
+            shapes,
         )
+    }
+
+    /// The median over the sample zone of the learned flow's Jacobian eigenvalues, slow then
+    /// fast (1/s): whether the flow where the data go has a slow direction, which isolated fixed
+    /// points cannot show (see [`crate::zone_shape`]).
+    pub fn sample_zone_eigenvalues(&self) -> Option<ZoneEigenvalues> {
+        ZoneEigenvalues::of(&self.flow, |cell| self.in_sample_zone(cell))
     }
 
     /// For each of `fixed_points`, whether most fits find it (never for one fit or for results
@@ -403,23 +426,29 @@ mod support_tests {
     #[test]
     fn a_structure_is_confirmed_only_when_most_fits_agree() {
         let points = [point(1.0, Stability::Stable), point(0.0, Stability::Saddle)];
-        assert!(unconfirmed_reasons(&points, &[3, 2], 3, &[]).is_empty());
-        let one = unconfirmed_reasons(&points, &[1, 1], 1, &[]);
+        assert!(unconfirmed_reasons(&points, &[3, 2], 3, &[], None).is_empty());
+        let one = unconfirmed_reasons(&points, &[1, 1], 1, &[], None);
         assert!(one.len() == 1 && one[0].starts_with("one fit"), "{one:?}");
-        let minority = unconfirmed_reasons(&points, &[1, 3], 3, &[]);
+        let minority = unconfirmed_reasons(&points, &[1, 3], 3, &[], None);
         assert!(
             minority.len() == 2 && minority[0].contains("stable point at (1.00, 0.00)"),
             "{minority:?}"
         );
         // A saddle few fits find is not the structure.
-        assert!(unconfirmed_reasons(&points, &[3, 1], 3, &[]).is_empty());
+        assert!(unconfirmed_reasons(&points, &[3, 1], 3, &[], None).is_empty());
         // An attractor that half of the fits find and the shown fit lacks.
         let missing = [MissingAttractor {
             z: [-1.0, 0.0],
             found_by: 1,
         }];
-        assert_eq!(unconfirmed_reasons(&points, &[2, 2], 2, &missing).len(), 2);
-        assert!(unconfirmed_reasons(&points, &[3, 3], 3, &missing).is_empty());
+        assert_eq!(
+            unconfirmed_reasons(&points, &[2, 2], 2, &missing, None).len(),
+            2
+        );
+        assert!(unconfirmed_reasons(&points, &[3, 3], 3, &missing, None).is_empty());
+        // Fits that agree on the points but not on whether the zone has a slow direction.
+        let shapes = unconfirmed_reasons(&points, &[3, 3], 3, &[], Some("a line".to_owned()));
+        assert!(shapes.len() == 2 && shapes[0] == "a line", "{shapes:?}");
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //!
 //! A planted fixed point is recovered when the fit (in the frame aligned to the planted latents)
 //! has a point of the same kind within [`MATCH_RADIUS`] ([`SADDLE_RADIUS`] for a saddle; a
-//! stable point may be found as marginal) and no extra attracting points. A planted line attractor is recovered when the learned
-//! flow's Jacobian eigenvalues, the median over the sample zone's grid nodes, are one near zero
-//! (at most [`LINE_SLOW_RATIO`] of the other in magnitude) and the other negative: a slow line
-//! that attracts, with no saddle among the fixed points (a learned double well can have weak
+//! stable point may be found as marginal) and no extra attracting points. A planted line
+//! attractor is recovered when the learned flow's Jacobian eigenvalues, the median over the
+//! sample zone's grid nodes, are one near zero (at most
+//! [`crate::zone_shape::SLOW_DIRECTION_RATIO`] of the other in magnitude) and the other
+//! negative: a slow line that attracts, with no saddle among the fixed points (a learned double well can have weak
 //! attractors on a slow line, but it has a saddle between them). The outcome of a fit is one of
 //! [`Outcome`]: a fit that says its latent is unsupported has said so plainly, which is the
 //! honest answer when the data do not carry the flow.
@@ -19,9 +20,9 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 
 use crate::analysis::{FixedPoint, Stability};
 use crate::generators::{Dynamics, GeneratorParams, Link, PlantedPoint, generate};
-use crate::linalg::eigenvalues_2x2;
 use crate::pipeline::{FindrParams, fit_aligned};
 use crate::result::FindrResult;
+use crate::zone_shape::ZoneShape;
 
 /// Largest distance (latent units, planted frame) from a planted fixed point to the recovered
 /// point that matches it.
@@ -29,8 +30,6 @@ pub const MATCH_RADIUS: f64 = 0.35;
 /// Largest distance from a planted saddle to the recovered saddle that matches it: saddles sit
 /// where trials pass quickly and rarely stay, so the data place them less precisely.
 pub const SADDLE_RADIUS: f64 = 2.0 * MATCH_RADIUS;
-/// Largest ratio of the slow to the fast eigenvalue of a recovered line attractor.
-pub const LINE_SLOW_RATIO: f64 = 1.0 / 3.0;
 
 /// One data set to fit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -258,42 +257,6 @@ fn points_match(found: &[FixedPoint], planted: &[PlantedPoint]) -> bool {
     each && !extra
 }
 
-/// The median over the sample zone's nodes of the learned flow's Jacobian eigenvalues (real
-/// parts, 1/s, slow then fast by magnitude), each node's Jacobian from central differences on
-/// the flow grid; `None` when no zone node has four neighbours on the grid.
-fn zone_eigenvalues(result: &FindrResult) -> Option<(f64, f64)> {
-    let grid = &result.flow;
-    let (nx, ny) = (grid.xs.len(), grid.ys.len());
-    let (mut slow, mut fast) = (Vec::new(), Vec::new());
-    for j in 1..ny.saturating_sub(1) {
-        for i in 1..nx.saturating_sub(1) {
-            if !result.in_sample_zone(j * nx + i) {
-                continue;
-            }
-            let at = |a: usize, b: usize| grid.vectors[b * nx + a];
-            let (dx, dy) = (
-                grid.xs[i + 1] - grid.xs[i - 1],
-                grid.ys[j + 1] - grid.ys[j - 1],
-            );
-            let (right, left) = (at(i + 1, j), at(i - 1, j));
-            let (up, down) = (at(i, j + 1), at(i, j - 1));
-            let jacobian = [
-                [(right[0] - left[0]) / dx, (up[0] - down[0]) / dy],
-                [(right[1] - left[1]) / dx, (up[1] - down[1]) / dy],
-            ];
-            let [(a, _), (b, _)] = eigenvalues_2x2(jacobian);
-            let (s, f) = if a.abs() <= b.abs() { (a, b) } else { (b, a) };
-            slow.push(s);
-            fast.push(f);
-        }
-    }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
-    Some((median(slow)?, median(fast)?))
-}
-
 /// Assesses `result`, a fit of `scenario` in the frame aligned to its planted latents.
 pub fn assess(scenario: &Scenario, result: &FindrResult) -> Assessment {
     let mut notes = result.unsupported_reasons();
@@ -329,14 +292,17 @@ pub fn assess(scenario: &Scenario, result: &FindrResult) -> Assessment {
         ));
     }
     let structure_matches = match scenario.data.dynamics {
-        Dynamics::LineAttractor { .. } => match zone_eigenvalues(result) {
-            Some((slow, fast)) => {
-                recovered.push(format!("in the sample zone λ ≈ {slow:.1}, {fast:.1}/s"));
+        Dynamics::LineAttractor { .. } => match result.sample_zone_eigenvalues() {
+            Some(zone) => {
+                recovered.push(format!(
+                    "in the sample zone λ ≈ {:.1}, {:.1}/s",
+                    zone.slow, zone.fast
+                ));
                 let bistable = result
                     .fixed_points
                     .iter()
                     .any(|p| p.stability == Stability::Saddle);
-                fast < 0.0 && slow.abs() <= LINE_SLOW_RATIO * fast.abs() && !bistable
+                zone.shape() == ZoneShape::SlowDirection && !bistable
             }
             None => false,
         },

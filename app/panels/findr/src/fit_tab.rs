@@ -422,6 +422,8 @@ pub(super) fn summary(result: &FindrResult) -> serde_json::Value {
         "fixed_points_unsupported": if supported { Vec::new() } else { found },
         "attractors_missing_from_kept_fit": missing,
         "restart_agreement": result.restart_agreement,
+        "sample_zone_eigenvalues": result.sample_zone_eigenvalues(),
+        "zone_eigenvalues_by_fit": result.zone_eigenvalues_by_fit,
         "fixed_points_outside_sample_zone": result.fixed_points_outside_sample_zone,
         "fits": result.fits,
         "kept_fit": result.kept_fit,

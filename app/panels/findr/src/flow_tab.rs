@@ -5,6 +5,7 @@
 
 use benchtop_findr::analysis::{FixedPoint, Stability};
 use benchtop_findr::result::{FindrResult, Frame};
+use benchtop_findr::zone_shape::ZoneShape;
 use benchtop_kit::file_dialog::{Kind, Request};
 
 use super::data_tab::PSTH_SMOOTH_BINS;
@@ -157,6 +158,17 @@ impl FlowTab {
                  each point counts the fits that found a point of the same kind nearby.",
                 result.fits,
                 result.kept_fit + 1
+            ));
+        }
+        if let Some(zone) = result.sample_zone_eigenvalues() {
+            let shape = match zone.shape() {
+                ZoneShape::SlowDirection => "a slow direction: a line attractor or slow manifold",
+                ZoneShape::NoSlowDirection => "no slow direction",
+                ZoneShape::Undecided => "neither clearly a line nor isolated points",
+            };
+            ui.label(format!(
+                "In the sample zone (median Jacobian): λ ≈ {:.1}, {:.1}/s, {shape}.",
+                zone.slow, zone.fast
             ));
         }
         if result.fixed_points_outside_sample_zone > 0 {
