@@ -364,12 +364,12 @@ pub fn linnet(options: &LinnetBench) -> anyhow::Result<serde_json::Value> {
     about = "Tensor-Var, 4D-Var (adjoint + L-BFGS) and 3D-Var cycled over windows: ms per window"
 )]
 pub struct AssimilationBench {
-    /// The system (only l96, Lorenz-96, is built).
+    /// The system: l96 (Lorenz-96, RK4) or ks (Kuramoto–Sivashinsky, ETDRK4, L = 22).
     #[arg(long, default_value = "l96")]
     pub system: String,
-    /// State dimension D.
-    #[arg(long, default_value_t = 40)]
-    pub dim: usize,
+    /// State dimension D (default 40 for l96, 128 grid points for ks).
+    #[arg(long)]
+    pub dim: Option<usize>,
     /// Windows assimilated.
     #[arg(long, default_value_t = 40)]
     pub windows: usize,
@@ -396,16 +396,22 @@ pub struct AssimilationBench {
 
 /// The assimilation benchmark: each method's `ms_per_window` and RMSE, and the speed-up.
 pub fn assimilation(options: &AssimilationBench) -> anyhow::Result<serde_json::Value> {
-    if options.system != "l96" {
-        anyhow::bail!("--system {}: only l96 (Lorenz-96) is built", options.system);
-    }
-    let params = benchtop_assimilation::AssimParams {
-        dim: options.dim,
+    use benchtop_assimilation::{AssimParams, SystemKind};
+    let system = match options.system.as_str() {
+        "l96" => SystemKind::Lorenz96,
+        "ks" => SystemKind::KuramotoSivashinsky,
+        other => {
+            anyhow::bail!("--system {other}: use l96 (Lorenz-96) or ks (Kuramoto–Sivashinsky)")
+        }
+    };
+    let defaults = AssimParams::for_system(system);
+    let params = AssimParams {
+        dim: options.dim.unwrap_or(defaults.dim),
         windows: options.windows,
         window: options.window,
         obs_fraction: options.obs_fraction,
         train_steps: options.train,
-        ..benchtop_assimilation::AssimParams::default()
+        ..defaults
     };
     if let Some(path) = &options.dump {
         let problem = benchtop_assimilation::bench::problem_json(&params, options.seed)?;

@@ -1,5 +1,5 @@
-//! The `benchtop bench assimilation` workload: one experiment (Lorenz-96, the paper's
-//! observation set-up) with every method's wall-clock per window, the fastest of `repeats`;
+//! The `benchtop bench assimilation` workload: one experiment (Lorenz-96 or
+//! Kuramoto–Sivashinsky, the paper's observation set-up) with every method's wall-clock per window, the fastest of `repeats`;
 //! and the problem written as JSON for the NumPy/SciPy peer (`scripts/bench_assimilation_peer.py`),
 //! which cycles classic 4D-Var with L-BFGS on the same windows.
 
@@ -9,7 +9,7 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::{
-    AssimParams, Data, assumed_obs_sigma, background_precision, make_data, run_on,
+    AssimParams, Data, SystemKind, assumed_obs_sigma, background_precision, make_data, run_on,
 };
 
 /// What to time.
@@ -39,7 +39,7 @@ pub struct MethodTiming {
 pub struct BenchReport {
     /// Always "assimilation".
     pub engine: String,
-    /// Always "l96".
+    /// "l96" or "ks".
     pub system: String,
     /// D.
     pub dim: usize,
@@ -84,7 +84,7 @@ pub fn bench(b: &BenchParams) -> Result<BenchReport, ComputeError> {
     let ms = |name: &str| methods.get(name).map_or(f64::NAN, |m| m.ms_per_window);
     Ok(BenchReport {
         engine: "assimilation".to_owned(),
-        system: "l96".to_owned(),
+        system: b.params.system.short().to_owned(),
         dim: b.params.dim,
         windows: b.params.windows,
         window: b.params.window,
@@ -97,8 +97,16 @@ pub fn bench(b: &BenchParams) -> Result<BenchReport, ComputeError> {
 
 /// The 4D-Var problem of `params` and `seed` for the peer: model settings, observed indices,
 /// B⁻¹, σ, the initial background, the observations and the truth at every observation time.
+///
+/// The peer implements Lorenz-96 only; other systems are refused.
 pub fn problem_json(params: &AssimParams, seed: u64) -> Result<serde_json::Value, ComputeError> {
     params.validate()?;
+    if params.system != SystemKind::Lorenz96 {
+        return Err(ComputeError::invalid(
+            "system",
+            "the NumPy/SciPy peer implements Lorenz-96 only",
+        ));
+    }
     let data: Data = make_data(params, seed);
     let b_inv = background_precision(params, &data)?;
     let rows: Vec<Vec<f64>> = b_inv

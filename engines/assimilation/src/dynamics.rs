@@ -1,10 +1,13 @@
-//! Dynamical systems, the RK4 integrator and its tangent-linear and adjoint.
+//! Dynamical systems, the RK4 integrator and its tangent-linear and adjoint, and the discrete
+//! [`Model`] every method steps (Lorenz-96 by RK4, Kuramoto–Sivashinsky by ETDRK4).
 //!
 //! A [`Dynamics`] gives the right-hand side f(x), its Jacobian-vector product J(x)·v and the
 //! transposed product J(x)ᵀ·w. [`rk4_step`], [`rk4_tangent`] and [`rk4_adjoint`] are the
 //! classical fourth-order Runge–Kutta step, its exact linearisation and the exact transpose of
 //! that linearisation (the discrete adjoint, so gradients match finite differences of the
 //! discrete model, not of the ODE).
+
+use crate::ks::Ks;
 
 /// A system dx/dt = f(x) on ℝᴰ.
 pub trait Dynamics {
@@ -99,13 +102,6 @@ pub fn rk4_step<S: Dynamics + ?Sized>(system: &S, x: &mut [f64], h: f64) {
     }
 }
 
-/// `steps` RK4 steps of size `h` in place.
-pub fn integrate<S: Dynamics + ?Sized>(system: &S, x: &mut [f64], h: f64, steps: usize) {
-    for _ in 0..steps {
-        rk4_step(system, x, h);
-    }
-}
-
 /// The tangent-linear of one RK4 step at `x`: returns δx' for the perturbation `dx`.
 pub fn rk4_tangent<S: Dynamics + ?Sized>(system: &S, x: &[f64], dx: &[f64], h: f64) -> Vec<f64> {
     let st = stages(system, x, h);
@@ -160,10 +156,102 @@ pub fn rk4_adjoint<S: Dynamics + ?Sized>(
     out
 }
 
-/// A trajectory from `x0`: `count` states spaced `steps` RK4 steps of size `h` apart, the first
+/// A discrete-time model: one step of size h, its tangent-linear and its adjoint (the exact
+/// transpose of the tangent-linear, so adjoint gradients match finite differences).
+pub trait Model {
+    /// The state dimension.
+    fn dim(&self) -> usize;
+    /// One step of size `h` in place.
+    fn step(&self, x: &mut [f64], h: f64);
+    /// The tangent-linear of one step at `x` applied to `dx`.
+    fn step_tangent(&self, x: &[f64], dx: &[f64], h: f64) -> Vec<f64>;
+    /// The adjoint of one step at `x` applied to `lambda`.
+    fn step_adjoint(&self, x: &[f64], lambda: &[f64], h: f64) -> Vec<f64>;
+}
+
+impl Model for Lorenz96 {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn step(&self, x: &mut [f64], h: f64) {
+        rk4_step(self, x, h);
+    }
+
+    fn step_tangent(&self, x: &[f64], dx: &[f64], h: f64) -> Vec<f64> {
+        rk4_tangent(self, x, dx, h)
+    }
+
+    fn step_adjoint(&self, x: &[f64], lambda: &[f64], h: f64) -> Vec<f64> {
+        rk4_adjoint(self, x, lambda, h)
+    }
+}
+
+impl Model for Ks {
+    fn dim(&self) -> usize {
+        self.n
+    }
+
+    fn step(&self, x: &mut [f64], h: f64) {
+        Ks::step(self, x, h);
+    }
+
+    fn step_tangent(&self, x: &[f64], dx: &[f64], h: f64) -> Vec<f64> {
+        Ks::step_tangent(self, x, dx, h)
+    }
+
+    fn step_adjoint(&self, x: &[f64], lambda: &[f64], h: f64) -> Vec<f64> {
+        Ks::step_adjoint(self, x, lambda, h)
+    }
+}
+
+/// The systems an experiment can run on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum System {
+    /// Lorenz-96 stepped by RK4.
+    Lorenz96(Lorenz96),
+    /// Kuramoto–Sivashinsky stepped by ETDRK4.
+    Ks(Box<Ks>),
+}
+
+impl System {
+    fn model(&self) -> &dyn Model {
+        match self {
+            Self::Lorenz96(s) => s,
+            Self::Ks(s) => s.as_ref(),
+        }
+    }
+}
+
+impl Model for System {
+    fn dim(&self) -> usize {
+        self.model().dim()
+    }
+
+    fn step(&self, x: &mut [f64], h: f64) {
+        self.model().step(x, h);
+    }
+
+    fn step_tangent(&self, x: &[f64], dx: &[f64], h: f64) -> Vec<f64> {
+        self.model().step_tangent(x, dx, h)
+    }
+
+    fn step_adjoint(&self, x: &[f64], lambda: &[f64], h: f64) -> Vec<f64> {
+        self.model().step_adjoint(x, lambda, h)
+    }
+}
+
+/// `steps` steps of size `h` of `model` in place.
+pub fn integrate<M: Model + ?Sized>(model: &M, x: &mut [f64], h: f64, steps: usize) {
+    for _ in 0..steps {
+        model.step(x, h);
+    }
+}
+
+/// A trajectory from `x0`: `count` states spaced `steps` steps of size `h` apart, the first
 /// being `x0` itself.
-pub fn trajectory<S: Dynamics + ?Sized>(
-    system: &S,
+pub fn trajectory<M: Model + ?Sized>(
+    model: &M,
     x0: &[f64],
     h: f64,
     steps: usize,
@@ -173,7 +261,7 @@ pub fn trajectory<S: Dynamics + ?Sized>(
     let mut out = Vec::with_capacity(count);
     for k in 0..count {
         if k > 0 {
-            integrate(system, &mut x, h, steps);
+            integrate(model, &mut x, h, steps);
         }
         out.push(x.clone());
     }

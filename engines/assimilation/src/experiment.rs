@@ -1,7 +1,7 @@
 //! One assimilation experiment end to end: data, training, and cycling of every method over
 //! consecutive windows on held-out truth, with normalised RMSE and wall-clock per window.
 //!
-//! Data: Lorenz-96 from a random state, spun up; a training trajectory (one state per
+//! Data: Lorenz-96 (RK4) or Kuramoto–Sivashinsky (ETDRK4) from a random state, spun up; a training trajectory (one state per
 //! observation time); then, after a gap, the held-out truth the methods assimilate. All methods
 //! start from the same background x_b = truth₀ + N(0, σ_b²). Methods:
 //! - **Tensor-Var**: the window quadratic in feature space, background z_b = A z_last of the
@@ -22,24 +22,57 @@ use rand::Rng;
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
-use crate::dynamics::{Lorenz96, integrate, trajectory};
+use crate::dynamics::{Lorenz96, System, integrate, trajectory};
+use crate::ks::Ks;
 use crate::lbfgs::LbfgsOptions;
 use crate::linalg;
 use crate::observe::Observer;
 use crate::tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};
 use crate::variational::Variational;
 
+/// The dynamical system of an experiment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SystemKind {
+    /// Lorenz-96 (D variables, forcing F), RK4.
+    #[default]
+    Lorenz96,
+    /// Kuramoto–Sivashinsky (D grid points on a periodic domain of length L), ETDRK4.
+    KuramotoSivashinsky,
+}
+
+impl SystemKind {
+    /// The display name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Lorenz96 => "Lorenz-96",
+            Self::KuramotoSivashinsky => "Kuramoto–Sivashinsky",
+        }
+    }
+
+    /// The short name used in summary.json and on the command line ("l96", "ks").
+    pub fn short(self) -> &'static str {
+        match self {
+            Self::Lorenz96 => "l96",
+            Self::KuramotoSivashinsky => "ks",
+        }
+    }
+}
+
 /// Settings of one experiment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AssimParams {
-    /// Lorenz-96 dimension D.
+    /// The dynamical system.
+    pub system: SystemKind,
+    /// State dimension D (Lorenz-96 variables or KS grid points).
     pub dim: usize,
     /// Lorenz-96 forcing F.
     pub forcing: f64,
-    /// RK4 step.
+    /// Kuramoto–Sivashinsky domain length L.
+    pub domain_length: f64,
+    /// Model step (RK4 for Lorenz-96, ETDRK4 for KS).
     pub dt: f64,
-    /// RK4 steps between observation times (10 × 0.01 = 0.1 as in the paper).
+    /// Model steps between observation times (Lorenz-96: 10 × 0.01 = 0.1 as in the paper).
     pub steps_per_obs: usize,
     /// Fraction of components observed.
     pub obs_fraction: f64,
@@ -64,8 +97,10 @@ pub struct AssimParams {
 impl Default for AssimParams {
     fn default() -> Self {
         Self {
+            system: SystemKind::Lorenz96,
             dim: 40,
             forcing: 8.0,
+            domain_length: 22.0,
             dt: 0.01,
             steps_per_obs: 10,
             obs_fraction: 0.2,
@@ -82,20 +117,82 @@ impl Default for AssimParams {
 }
 
 impl AssimParams {
+    /// The defaults of `system`: Lorenz-96 as [`Default`]; Kuramoto–Sivashinsky with 128 grid
+    /// points on L = 22, ETDRK4 step 0.25 and observations every 1.0 time unit (4 steps), an
+    /// initial background error of 0.5 (the field's standard deviation is about 1.3).
+    pub fn for_system(system: SystemKind) -> Self {
+        let mut p = Self::default();
+        p.set_system(system);
+        p
+    }
+
+    /// Switches to `system`, setting the system's own settings (D, dt, steps per observation,
+    /// the initial background error) to its defaults and keeping the rest.
+    pub fn set_system(&mut self, system: SystemKind) {
+        let defaults = Self::default();
+        self.system = system;
+        match system {
+            SystemKind::Lorenz96 => {
+                self.dim = defaults.dim;
+                self.dt = defaults.dt;
+                self.steps_per_obs = defaults.steps_per_obs;
+                self.background_noise = defaults.background_noise;
+            }
+            SystemKind::KuramotoSivashinsky => {
+                self.dim = 128;
+                self.domain_length = defaults.domain_length;
+                self.dt = 0.25;
+                self.steps_per_obs = 4;
+                self.background_noise = 0.5;
+            }
+        }
+    }
+
+    /// The system these settings describe, ready to step.
+    pub fn build_system(&self) -> System {
+        match self.system {
+            SystemKind::Lorenz96 => System::Lorenz96(Lorenz96 {
+                dim: self.dim,
+                forcing: self.forcing,
+            }),
+            SystemKind::KuramotoSivashinsky => {
+                System::Ks(Box::new(Ks::new(self.dim, self.domain_length, self.dt)))
+            }
+        }
+    }
+
     /// Checks every setting, naming the first bad key.
     pub fn validate(&self) -> Result<(), ComputeError> {
         let bad = |k: &str, why: &str| Err(ComputeError::invalid(k, why));
-        if self.dim < 4 {
-            return bad("dim", "Lorenz-96 needs at least 4 variables");
+        match self.system {
+            SystemKind::Lorenz96 => {
+                if self.dim < 4 {
+                    return bad("dim", "Lorenz-96 needs at least 4 variables");
+                }
+                if !(self.dt > 0.0 && self.dt <= 0.05) {
+                    return bad("dt", "must be in (0, 0.05] for a stable RK4 on Lorenz-96");
+                }
+            }
+            SystemKind::KuramotoSivashinsky => {
+                if self.dim < 16 || !self.dim.is_multiple_of(2) {
+                    return bad(
+                        "dim",
+                        "Kuramoto–Sivashinsky needs an even number of grid points ≥ 16",
+                    );
+                }
+                if !(self.domain_length > 0.0 && self.domain_length.is_finite()) {
+                    return bad("domain_length", "must be > 0");
+                }
+                if !(self.dt > 0.0 && self.dt <= 1.0) {
+                    return bad("dt", "must be in (0, 1] for ETDRK4 on Kuramoto–Sivashinsky");
+                }
+            }
         }
         if !(self.obs_fraction > 0.0 && self.obs_fraction <= 1.0) {
             return bad("obs_fraction", "must be in (0, 1]");
         }
         if !(self.obs_noise >= 0.0 && self.obs_noise.is_finite()) {
             return bad("obs_noise", "must be ≥ 0");
-        }
-        if !(self.dt > 0.0 && self.dt <= 0.05) {
-            return bad("dt", "must be in (0, 0.05] for a stable RK4 on Lorenz-96");
         }
         if self.steps_per_obs == 0 || self.window == 0 || self.windows == 0 {
             return bad("window", "steps_per_obs, window and windows must be ≥ 1");
@@ -165,7 +262,7 @@ impl AssimResult {
 #[derive(Clone, Debug)]
 pub struct Data {
     /// The system.
-    pub system: Lorenz96,
+    pub system: System,
     /// What is observed.
     pub observer: Observer,
     /// Training states.
@@ -182,15 +279,10 @@ pub struct Data {
 
 /// Makes the data of `params` from `seed`.
 pub fn make_data(params: &AssimParams, seed: u64) -> Data {
-    let system = Lorenz96 {
-        dim: params.dim,
-        forcing: params.forcing,
-    };
+    let system = params.build_system();
     let mut r = rng::seeded(seed);
-    let mut x: Vec<f64> = (0..params.dim)
-        .map(|_| params.forcing + r.sample::<f64, _>(StandardNormal))
-        .collect();
-    integrate(&system, &mut x, params.dt, 1000);
+    let mut x = initial_state(params, &mut r);
+    integrate(&system, &mut x, params.dt, spin_up_steps(params));
     let train_states = trajectory(
         &system,
         &x,
@@ -228,6 +320,51 @@ pub fn make_data(params: &AssimParams, seed: u64) -> Data {
         truth,
         obs,
         background,
+    }
+}
+
+/// A random initial state: Lorenz-96 F + N(0, 1) per variable; KS a sum of the first four
+/// Fourier modes with N(0, 0.5²) amplitudes.
+fn initial_state<R: Rng>(params: &AssimParams, r: &mut R) -> Vec<f64> {
+    match params.system {
+        SystemKind::Lorenz96 => (0..params.dim)
+            .map(|_| params.forcing + r.sample::<f64, _>(StandardNormal))
+            .collect(),
+        SystemKind::KuramotoSivashinsky => {
+            let amplitudes: Vec<(f64, f64)> = (0..4)
+                .map(|_| {
+                    (
+                        0.5 * r.sample::<f64, _>(StandardNormal),
+                        0.5 * r.sample::<f64, _>(StandardNormal),
+                    )
+                })
+                .collect();
+            (0..params.dim)
+                .map(|j| {
+                    #[allow(clippy::cast_precision_loss)]
+                    let phase = std::f64::consts::TAU * j as f64 / params.dim as f64;
+                    amplitudes
+                        .iter()
+                        .enumerate()
+                        .map(|(m, (a, b))| {
+                            #[allow(clippy::cast_precision_loss)]
+                            let arg = (m + 1) as f64 * phase;
+                            a * arg.cos() + b * arg.sin()
+                        })
+                        .sum()
+                })
+                .collect()
+        }
+    }
+}
+
+/// Steps that carry the initial state onto the attractor: Lorenz-96 1000 (10 time units at
+/// dt = 0.01); KS 150 time units (the transient of L = 22 is long).
+fn spin_up_steps(params: &AssimParams) -> usize {
+    match params.system {
+        SystemKind::Lorenz96 => 1000,
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        SystemKind::KuramotoSivashinsky => (150.0 / params.dt).ceil() as usize,
     }
 }
 
@@ -308,7 +445,7 @@ pub fn run_live(
     on_window: impl FnMut(&AssimResult),
 ) -> Result<AssimResult, ComputeError> {
     params.validate()?;
-    progress.set(0.0, "simulating Lorenz-96");
+    progress.set(0.0, format!("simulating {}", params.system.label()));
     let data = make_data(params, seed);
     run_on_live(params, &data, seed, progress, cancel, on_window)
 }

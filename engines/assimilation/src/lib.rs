@@ -1,7 +1,8 @@
 //! Variational data assimilation on chaotic systems, classic and in a kernel feature space
 //! (Tensor-Var; Yang, Cheng, Luo, Fan & Arcucci, ICML 2025). Nothing here knows about screens.
 //!
-//! * [`dynamics`]: Lorenz-96, RK4 and its tangent-linear and adjoint.
+//! * [`dynamics`]: Lorenz-96, RK4 and its tangent-linear and adjoint; the discrete [`dynamics::Model`].
+//! * [`ks`]: Kuramoto–Sivashinsky by ETDRK4, its tangent-linear and adjoint.
 //! * [`observe`]: the paper's 5·arctan(0.1x) observation of a fraction of components.
 //! * [`lbfgs`]: a small L-BFGS.
 //! * [`variational`]: strong-constraint 4D-Var (adjoint gradient) and 3D-Var on the true model.
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod dynamics;
 pub mod experiment;
 pub mod features;
+pub mod ks;
 pub mod lbfgs;
 pub mod linalg;
 pub mod observe;
@@ -24,9 +26,12 @@ pub mod variational;
 pub mod window;
 
 #[cfg(test)]
+mod ks_tests;
+#[cfg(test)]
 mod tests;
 
 pub use experiment::{
-    AssimParams, AssimResult, Data, MethodRun, make_data, run, run_live, run_on, run_on_live,
+    AssimParams, AssimResult, Data, MethodRun, SystemKind, make_data, run, run_live, run_on,
+    run_on_live,
 };
 pub use tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};

@@ -1,22 +1,22 @@
 //! Classic variational assimilation on the true model: strong-constraint 4D-Var over a window
-//! (gradient by the discrete adjoint of RK4) and 3D-Var at one time, both minimised by L-BFGS.
+//! (gradient by the discrete adjoint of the model's step) and 3D-Var at one time, both minimised by L-BFGS.
 //!
 //! 4D-Var: J(x₀) = ½(x₀ − x_b)ᵀB⁻¹(x₀ − x_b) + ½ Σ_t ‖h(x_t) − y_t‖² / σ², x_t = M_t(x₀).
 //! 3D-Var: the same with a single time and no model.
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::dynamics::{Dynamics, rk4_adjoint, rk4_step};
+use crate::dynamics::Model;
 use crate::lbfgs::{LbfgsOptions, LbfgsResult, minimize};
 use crate::observe::Observer;
 
 /// The pieces a variational cost needs.
-pub struct Variational<'a, S: Dynamics + ?Sized> {
+pub struct Variational<'a, S: Model + ?Sized> {
     /// The (true) model.
     pub system: &'a S,
-    /// RK4 step size.
+    /// Model step size.
     pub dt: f64,
-    /// RK4 steps between observation times.
+    /// Model steps between observation times.
     pub steps_per_obs: usize,
     /// What is observed.
     pub observer: &'a Observer,
@@ -26,7 +26,7 @@ pub struct Variational<'a, S: Dynamics + ?Sized> {
     pub obs_sigma: f64,
 }
 
-impl<S: Dynamics + ?Sized> Variational<'_, S> {
+impl<S: Model + ?Sized> Variational<'_, S> {
     fn background_term(&self, x0: &[f64], xb: &[f64], grad: &mut [f64]) -> f64 {
         let dx = DVector::from_iterator(x0.len(), x0.iter().zip(xb).map(|(a, b)| a - b));
         let bdx = self.b_inv * &dx;
@@ -52,14 +52,14 @@ impl<S: Dynamics + ?Sized> Variational<'_, S> {
     pub fn cost_4dvar(&self, x0: &[f64], xb: &[f64], obs: &[Vec<f64>], grad: &mut [f64]) -> f64 {
         let d = x0.len();
         let len = obs.len();
-        // Forward sweep, keeping every RK4 state.
+        // Forward sweep, keeping every model state.
         let mut states: Vec<Vec<f64>> =
             Vec::with_capacity(1 + len.saturating_sub(1) * self.steps_per_obs);
         let mut x = x0.to_vec();
         states.push(x.clone());
         for _ in 1..len {
             for _ in 0..self.steps_per_obs {
-                rk4_step(self.system, &mut x, self.dt);
+                self.system.step(&mut x, self.dt);
                 states.push(x.clone());
             }
         }
@@ -71,7 +71,7 @@ impl<S: Dynamics + ?Sized> Variational<'_, S> {
             cost += self.observation_term(&states[k], &obs[t], &mut adj);
             if t > 0 {
                 for s in (k - self.steps_per_obs..k).rev() {
-                    adj = rk4_adjoint(self.system, &states[s], &adj, self.dt);
+                    adj = self.system.step_adjoint(&states[s], &adj, self.dt);
                 }
             }
         }
@@ -102,7 +102,7 @@ impl<S: Dynamics + ?Sized> Variational<'_, S> {
     pub fn forecast(&self, x: &[f64], intervals: usize) -> Vec<f64> {
         let mut y = x.to_vec();
         for _ in 0..intervals * self.steps_per_obs {
-            rk4_step(self.system, &mut y, self.dt);
+            self.system.step(&mut y, self.dt);
         }
         y
     }

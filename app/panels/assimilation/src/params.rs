@@ -14,14 +14,17 @@ impl Declare for P {
                 Param::new("run.dim", "Size D", field!(P, run.dim))
                     .range(4.0, 400.0)
                     .slider()
-                    .tooltip("Lorenz-96 variables (the paper: 40 and 80). Kuramoto–Sivashinsky is not built yet."),
+                    .tooltip("Lorenz-96 variables (the paper: 40 and 80) or Kuramoto–Sivashinsky grid points (even; the paper: 128 and 256)."),
                 Param::new("run.forcing", "Forcing F", field!(P, run.forcing))
                     .range(0.0, 40.0)
                     .slider()
                     .tooltip("Lorenz-96 forcing; 8 is the classic chaotic regime (the paper's script uses 10)."),
+                Param::new("run.domain_length", "Domain length L", field!(P, run.domain_length))
+                    .range(4.0, 200.0)
+                    .tooltip("Kuramoto–Sivashinsky periodic domain length (22 is chaotic with a few unstable modes; larger L is more turbulent)."),
                 Param::new("run.train_steps", "Training states", field!(P, run.train_steps))
                     .range(50.0, 100_000.0)
-                    .tooltip("States (one per observation time, spacing 0.1) Tensor-Var learns its operators from; also the climatology of 3D-/4D-Var's B."),
+                    .tooltip("States (one per observation time) Tensor-Var learns its operators from; also the climatology of 3D-/4D-Var's B."),
                 Param::new("seed", "Seed", field!(P, seed))
                     .seed()
                     .tooltip("Seed of the initial state, the observed components, the noise and the random features."),
@@ -41,7 +44,7 @@ impl Declare for P {
                 Param::new("run.window", "Window length T", field!(P, run.window))
                     .range(1.0, 20.0)
                     .slider()
-                    .tooltip("Observation times per assimilation window (spacing 0.1; the paper: 3–5)."),
+                    .tooltip("Observation times per assimilation window (spacing 0.1 on Lorenz-96, 1.0 on Kuramoto–Sivashinsky; the paper: 3–5)."),
                 Param::new("run.windows", "Windows", field!(P, run.windows))
                     .range(1.0, 10_000.0)
                     .tooltip("Consecutive windows assimilated on held-out truth."),
