@@ -1,0 +1,358 @@
+//! The PIWSL comparison: the same data and initial weights trained as `supervised`,
+//! `+PITC`, `+PISC` and `+PITC+PISC`, then held-out errors and NVE MD for each.
+
+use crate::loss::{Field, LossParts, LossSpec};
+use crate::md::{MdRun, nve};
+use crate::model::{ForceMode, Model, Rbf};
+use crate::potential::{System, SystemKind};
+use crate::sample::{Config, langevin, time_step};
+use crate::train::{Errors, Schedule, evaluate, train};
+use benchtop_compute::{CancelToken, ComputeError, Progress};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::{Deserialize, Serialize};
+
+/// Everything one comparison needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MlipParams {
+    /// Reference system.
+    pub system: SystemKind,
+    /// Atoms in the cluster (ignored for Müller–Brown).
+    pub atoms: usize,
+    /// Sampling temperature as a fraction of the system's energy scale.
+    pub temperature: f64,
+    /// Labelled training configurations.
+    pub labels: usize,
+    /// Extra unlabelled configurations used only by PITC/PISC.
+    pub unlabelled: usize,
+    /// Held-out test configurations.
+    pub test_configs: usize,
+    /// Langevin steps between saved configurations.
+    pub stride: usize,
+    /// Whether labels include forces (else energies only).
+    pub force_labels: bool,
+    /// Forces from −∂E/∂R or a direct head.
+    pub force_mode: ForceMode,
+    /// Hidden width (two hidden layers).
+    pub hidden: usize,
+    /// Radial features per pair.
+    pub rbf: usize,
+    /// Displacement scale δ.
+    pub delta: f64,
+    /// PITC weight.
+    pub coef_rob: f64,
+    /// PISC weight.
+    pub coef_cyc: f64,
+    /// Force-loss weight λ_F.
+    pub lambda_f: f64,
+    /// Full-batch Adam steps.
+    pub epochs: usize,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// NVE steps per model.
+    pub md_steps: usize,
+}
+
+impl Default for MlipParams {
+    fn default() -> Self {
+        Self {
+            system: SystemKind::LennardJones,
+            atoms: 5,
+            temperature: 0.15,
+            labels: 8,
+            unlabelled: 0,
+            test_configs: 40,
+            stride: 40,
+            force_labels: false,
+            force_mode: ForceMode::DirectHead,
+            hidden: 16,
+            rbf: 8,
+            delta: 0.05,
+            coef_rob: 1.2,
+            coef_cyc: 0.01,
+            lambda_f: 100.0,
+            epochs: 400,
+            learning_rate: 0.005,
+            md_steps: 1000,
+        }
+    }
+}
+
+/// The four training variants, in order.
+pub const VARIANTS: [&str; 4] = ["supervised", "+PITC", "+PISC", "+PITC+PISC"];
+
+/// One trained variant.
+#[derive(Clone, Debug)]
+pub struct VariantResult {
+    /// Its name (one of [`VARIANTS`]).
+    pub name: String,
+    /// Held-out errors.
+    pub errors: Errors,
+    /// The NVE run.
+    pub md: MdRun,
+    /// Loss per epoch.
+    pub history: Vec<LossParts>,
+    /// The trained model.
+    pub model: Model,
+}
+
+/// A full comparison.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// The system.
+    pub system: System,
+    /// Training configurations (labelled).
+    pub train: Vec<Config>,
+    /// Held-out configurations.
+    pub test: Vec<Config>,
+    /// One entry per variant, in [`VARIANTS`] order.
+    pub variants: Vec<VariantResult>,
+}
+
+impl MlipParams {
+    /// Checks the parameters; the error names the offending key.
+    pub fn validate(&self) -> Result<(), ComputeError> {
+        let bad = |name: &str, reason: &str| {
+            Err(ComputeError::InvalidParameter {
+                name: name.to_owned(),
+                reason: reason.to_owned(),
+            })
+        };
+        if self.system != SystemKind::MullerBrown && !(2..=13).contains(&self.atoms) {
+            return bad("atoms", "clusters need 2 to 13 atoms");
+        }
+        if self.labels == 0 || self.test_configs == 0 {
+            return bad(
+                "labels",
+                "need at least one labelled and one test configuration",
+            );
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return bad("delta", "δ must lie in (0, 1)");
+        }
+        if self.temperature.is_nan() || self.temperature <= 0.0 {
+            return bad("temperature", "must be positive");
+        }
+        if self.coef_rob < 0.0 || self.coef_cyc < 0.0 || self.lambda_f < 0.0 {
+            return bad("coef_rob", "loss weights must be non-negative");
+        }
+        if self.hidden == 0 || self.rbf < 2 || self.stride == 0 {
+            return bad("hidden", "hidden ≥ 1, rbf ≥ 2 and stride ≥ 1");
+        }
+        Ok(())
+    }
+
+    /// The system these parameters describe.
+    pub fn system(&self) -> System {
+        System::new(self.system, self.atoms)
+    }
+
+    /// The loss of one variant.
+    pub fn spec(&self, variant: &str) -> LossSpec {
+        LossSpec {
+            lambda_f: if self.force_labels {
+                self.lambda_f
+            } else {
+                0.0
+            },
+            coef_rob: if variant.contains("PITC") {
+                self.coef_rob
+            } else {
+                0.0
+            },
+            coef_cyc: if variant.contains("PISC") {
+                self.coef_cyc
+            } else {
+                0.0
+            },
+            delta: self.delta,
+        }
+    }
+}
+
+/// Samples the data: labelled, unlabelled and test sets from independent Langevin chains.
+pub fn data(params: &MlipParams, seed: u64) -> (Vec<Config>, Vec<Config>, Vec<Config>) {
+    let system = params.system();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let train = langevin(
+        system,
+        params.labels,
+        params.temperature,
+        params.stride,
+        &mut rng,
+    );
+    let unl = langevin(
+        system,
+        params.unlabelled,
+        params.temperature,
+        params.stride,
+        &mut rng,
+    );
+    let test = langevin(
+        system,
+        params.test_configs,
+        params.temperature,
+        params.stride,
+        &mut rng,
+    );
+    (train, unl, test)
+}
+
+/// Trains `variants` (names from [`VARIANTS`]) on the same data and initial weights.
+pub fn compare(
+    params: &MlipParams,
+    variants: &[&str],
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+) -> Result<Comparison, ComputeError> {
+    params.validate()?;
+    let system = params.system();
+    progress.set(0.0, "sampling configurations");
+    let (train_set, unl, test) = data(params, seed);
+    #[allow(clippy::cast_precision_loss)]
+    let offset = train_set.iter().map(|c| c.energy).sum::<f64>() / train_set.len() as f64;
+    let rbf = Rbf {
+        k: params.rbf,
+        r_min: 0.8,
+        r_max: 2.5,
+    };
+    let mut init_rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    let init = Model::new(
+        system,
+        params.force_mode,
+        params.hidden,
+        rbf,
+        system.energy_scale(),
+        offset,
+        &mut init_rng,
+    );
+    let mut out = Vec::with_capacity(variants.len());
+    #[allow(clippy::cast_precision_loss)]
+    let share = 1.0 / variants.len().max(1) as f64;
+    for (k, name) in variants.iter().enumerate() {
+        #[allow(clippy::cast_precision_loss)]
+        let sub = progress.slice(k as f64 * share, (k as f64 + 0.9) * share);
+        sub.set_message(format!("training {name}"));
+        let mut model = init.clone();
+        let mut rng = StdRng::seed_from_u64(seed.wrapping_add(17));
+        let history = train(
+            &mut model,
+            &train_set,
+            &unl,
+            params.spec(name),
+            Schedule {
+                epochs: params.epochs,
+                learning_rate: params.learning_rate,
+            },
+            &mut rng,
+            &sub,
+            cancel,
+        )?;
+        cancel.check()?;
+        let errors = evaluate(&model, &test);
+        let mut md_rng = StdRng::seed_from_u64(seed.wrapping_add(99));
+        let md = nve(
+            &model,
+            &test[0].r,
+            params.temperature,
+            params.md_steps,
+            time_step(system),
+            &mut md_rng,
+        );
+        out.push(VariantResult {
+            name: (*name).to_owned(),
+            errors,
+            md,
+            history,
+            model,
+        });
+    }
+    progress.set(1.0, "done");
+    Ok(Comparison {
+        system,
+        train: train_set,
+        test,
+        variants: out,
+    })
+}
+
+/// A 2-D slice of a force field: atom `atom` moved over a square in the x–y plane around
+/// its position in `base`, everything else fixed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slice {
+    /// Grid x values.
+    pub xs: Vec<f64>,
+    /// Grid y values.
+    pub ys: Vec<f64>,
+    /// Energy at each node, row-major (y outer).
+    pub energy: Vec<f64>,
+    /// Force (x, y) on the moved atom at each node.
+    pub force: Vec<[f64; 2]>,
+    /// Curl ∂F_y/∂x − ∂F_x/∂y (central differences, h = `half_width`·1e-3).
+    pub curl: Vec<f64>,
+}
+
+/// Samples `ff` on an `n × n` slice (see [`Slice`]); for Müller–Brown, `base` is ignored
+/// and the slice is the standard window [−1.5, 1.2] × [−0.5, 2.0].
+pub fn slice(
+    system: System,
+    ff: &Field<'_>,
+    base: &[f64],
+    atom: usize,
+    half_width: f64,
+    n: usize,
+) -> Slice {
+    let dim = system.dim();
+    let (x0, x1, y0, y1) = if system.kind == SystemKind::MullerBrown {
+        (-1.5, 1.2, -0.5, 2.0)
+    } else {
+        let (cx, cy) = (base[dim * atom], base[dim * atom + 1]);
+        (
+            cx - half_width,
+            cx + half_width,
+            cy - half_width,
+            cy + half_width,
+        )
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let axis = |a: f64, b: f64| {
+        (0..n)
+            .map(|i| a + (b - a) * i as f64 / (n - 1) as f64)
+            .collect::<Vec<_>>()
+    };
+    let (xs, ys) = (axis(x0, x1), axis(y0, y1));
+    let h = 1e-3 * (x1 - x0);
+    let at = |x: f64, y: f64| {
+        let mut r = if system.kind == SystemKind::MullerBrown {
+            vec![0.0; 2]
+        } else {
+            base.to_vec()
+        };
+        r[dim * atom] = x;
+        r[dim * atom + 1] = y;
+        let (e, f) = ff(&r);
+        (e, [f[dim * atom], f[dim * atom + 1]])
+    };
+    let mut energy = Vec::with_capacity(n * n);
+    let mut force = Vec::with_capacity(n * n);
+    let mut curl = Vec::with_capacity(n * n);
+    for &y in &ys {
+        for &x in &xs {
+            let (e, f) = at(x, y);
+            energy.push(e);
+            force.push(f);
+            let dfy_dx = (at(x + h, y).1[1] - at(x - h, y).1[1]) / (2.0 * h);
+            let dfx_dy = (at(x, y + h).1[0] - at(x, y - h).1[0]) / (2.0 * h);
+            curl.push(dfy_dx - dfx_dy);
+        }
+    }
+    Slice {
+        xs,
+        ys,
+        energy,
+        force,
+        curl,
+    }
+}
