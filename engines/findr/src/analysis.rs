@@ -129,7 +129,8 @@ pub struct FixedPoint {
     pub starts: usize,
 }
 
-/// A stable-looking point at (x, 0) of the given stability, for tests of matching and counting.
+/// A point at (x, 0) of the given stability (its eigenvalues are placeholders), for tests of
+/// matching and counting.
 #[cfg(test)]
 pub(crate) fn test_point(x: f64, stability: Stability) -> FixedPoint {
     FixedPoint {
