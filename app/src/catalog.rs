@@ -91,6 +91,8 @@ catalog! {
     Assimilation => benchtop_panel_assimilation::AssimilationPanel,
     /// Reflection-Bench.
     Reflection => benchtop_panel_reflection::ReflectionPanel,
+    /// HyMN subgraph GNN.
+    Hymn => benchtop_panel_hymn::HymnPanel,
     // New panels are registered above this line.
 }
 

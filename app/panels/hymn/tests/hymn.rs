@@ -1,0 +1,147 @@
+//! HyMN subgraph GNN, clicked through by its labels, its CSV loader's messages, and the known
+//! answer of the counting project.
+
+use std::path::Path;
+use std::time::Duration;
+
+use benchtop::session::Session;
+use egui_kittest::kittest::Queryable as _;
+
+use crate::common;
+use crate::examples::Example;
+
+/// The example projects and their known answers.
+pub const EXAMPLES: &[Example] = &[Example {
+    project: "hymn-counting",
+    check: check_counting,
+}];
+
+/// A session with one HyMN panel whose graphs and training are tiny (fast in debug builds).
+fn small_hymn_session(data: &str) -> Session {
+    let text = format!(
+        r"(
+        format_version: 1,
+        panels: [(id: (1), state: Hymn((params: (
+            data: {data},
+            experiment: (
+                max_subgraphs: 2,
+                walk_terms: 8,
+                model: (hidden: 8, layers: 2),
+                epochs: 3,
+                batch_size: 16,
+            ),
+        ))))],
+    )"
+    );
+    common::session_from(&text, "small-hymn.ron")
+}
+
+const SMALL_SET: &str =
+    "(set: (graphs: 40, min_nodes: 6, max_nodes: 9, family: Mixed, degree: 3, target: FourCycle))";
+
+#[test]
+fn hymn_panel_draws_trains_saves_and_reopens() {
+    let mut harness = common::harness(small_hymn_session(SMALL_SET));
+    // The graph view follows the settings by itself.
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    harness.get_by_label("Marked (node: SC, CSE sum)");
+    harness.get_by_label("4-cycles");
+
+    common::click(&mut harness, "Compare");
+    common::click(&mut harness, "Train strategies");
+    common::run_until_idle(&mut harness, Duration::from_secs(300));
+    let summary = common::first_summary(&harness.state().session);
+    let methods = summary["methods"].as_object().expect("methods");
+    let names: Vec<&String> = methods.keys().collect();
+    assert_eq!(
+        names.len(),
+        5,
+        "MPNN, random, centrality, centrality+CSE, full bag: {summary}"
+    );
+    for name in ["MPNN", "random", "centrality", "centrality+CSE", "full bag"] {
+        let runs = methods[name].as_array().expect(name);
+        let expected = if matches!(name, "MPNN" | "full bag") {
+            1
+        } else {
+            2
+        };
+        assert_eq!(runs.len(), expected, "{name}");
+        for run in runs {
+            let keys: Vec<&String> = run.as_object().expect("run").keys().collect();
+            assert_eq!(keys, ["seconds_per_epoch", "subgraphs", "test_mae"]);
+            assert!(
+                run["test_mae"]
+                    .as_f64()
+                    .is_some_and(|m| m.is_finite() && m > 0.0)
+            );
+        }
+    }
+    assert_eq!(methods["random"][1]["subgraphs"], 2.0);
+    assert_eq!(methods["MPNN"][0]["subgraphs"], 0.0);
+    assert!(
+        summary["perturbation_vs_walks_spearman"].is_number(),
+        "{summary}"
+    );
+    harness.get_by_label_contains("Perturbation vs walks: Spearman");
+
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let reopened = common::save_and_reopen(&mut harness, &dir.path().join("hymn.ron"));
+    let figures = reopened.panels.values().next().expect("panel").figures();
+    for name in ["hymn-graph", "hymn-comparison", "hymn-perturbation"] {
+        assert!(figures.iter().any(|f| f.name == name), "{name}");
+    }
+}
+
+#[test]
+fn hymn_reads_an_edge_list_and_names_the_bad_line() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let good = dir.path().join("graphs.csv");
+    let mut text = String::from("graph,source,target,label\n");
+    // Twelve graphs: cycles C_3..C_14 with their length as the graph label.
+    for n in 3..15 {
+        for v in 0..n {
+            text.push_str(&format!("c{n},{v},{},\n", (v + 1) % n));
+        }
+        text.push_str(&format!("c{n},,,{n}\n"));
+    }
+    std::fs::write(&good, text).expect("writes");
+    let data = format!(
+        "(source: File, file: (path: {:?}), set: (target: Triangle))",
+        good.display().to_string()
+    );
+    let mut harness = common::harness(small_hymn_session(&data));
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    harness.get_by_label_contains("12 graphs");
+    harness.get_by_label_contains("this graph: graph label = 3");
+
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "graph,source,target,label\na,0,1,\na,1,x,\n").expect("writes");
+    let data = format!(
+        "(source: File, file: (path: {:?}))",
+        bad.display().to_string()
+    );
+    let mut harness = common::harness(small_hymn_session(&data));
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    harness.get_by_label_contains("bad.csv: line 3, column `target`");
+}
+
+/// The counting project (test preset: 200 graphs of 10–14 nodes, 15 epochs, width 16).
+/// Centrality marking with the CSE (HyMN) beats random marking at T = 1 and 2: in the engine's
+/// measurement (`hymn_measure`, 300 graphs, seeds 1–4, triangles and 4-cycles) its MAE was
+/// 0.11–0.22 against 0.26–0.59 for random marks; here it must be at least 25 % lower. Centrality
+/// marking without the CSE did not beat random marking reliably at these sizes, so it is not
+/// asserted. The perturbation tracks walk counts (ρ 0.94–0.99 measured; asserted > 0.5).
+fn check_counting(_out: &Path, summary: &serde_json::Value) {
+    let s = &summary["panels"][0]["summary"];
+    let mae = |method: &str, t: usize| s["methods"][method][t]["test_mae"].as_f64().expect("mae");
+    for t in 0..2 {
+        let (hymn, random) = (mae("centrality+CSE", t), mae("random", t));
+        assert!(
+            hymn < 0.75 * random,
+            "T = {}: {hymn} vs {random}: {s}",
+            t + 1
+        );
+    }
+    let rho = s["perturbation_vs_walks_spearman"].as_f64().expect("rho");
+    assert!(rho > 0.5, "{s}");
+}
