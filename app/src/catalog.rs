@@ -93,6 +93,8 @@ catalog! {
     Reflection => benchtop_panel_reflection::ReflectionPanel,
     /// HyMN subgraph GNN.
     Hymn => benchtop_panel_hymn::HymnPanel,
+    /// StealthInk watermark.
+    Watermark => benchtop_panel_watermark::WatermarkPanel,
     // New panels are registered above this line.
 }
 

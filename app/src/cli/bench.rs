@@ -109,6 +109,10 @@ pub fn sht(options: &ShtBench) -> anyhow::Result<serde_json::Value> {
     let grid = match options.grid.as_str() {
         "equiangular" => benchtop_spectra::GridKind::Equiangular,
         "gauss" | "gauss-legendre" => benchtop_spectra::GridKind::GaussLegendre,
+        "watermark" => {
+            let args = std::iter::once("watermark".to_owned()).chain(options.iter().cloned());
+            watermark(&WatermarkBench::try_parse_from(args)?)?
+        }
         other => anyhow::bail!("--grid {other}: use equiangular or gauss"),
     };
     let value = benchtop_spectra::bench::bench_sht_with(&benchtop_spectra::bench::BenchParams {
@@ -473,6 +477,40 @@ pub fn assimilation(options: &AssimilationBench) -> anyhow::Result<serde_json::V
     stamped(serde_json::to_value(report)?, None)
 }
 
+/// Options of `benchtop bench watermark`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench watermark",
+    about = "StealthInk on the KJV trigram model: watermarked tokens per second and detections per second"
+)]
+pub struct WatermarkBench {
+    /// Texts generated and then detected.
+    #[arg(long, default_value_t = 100)]
+    pub texts: usize,
+    /// Tokens per text.
+    #[arg(long, default_value_t = 200)]
+    pub tokens: usize,
+    /// Seed of sampling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the scheme, the texts, our colour counts and p-values as JSON here for the NumPy
+    /// peer (scripts/bench_watermark_peer.py).
+    #[arg(long)]
+    pub dump: Option<std::path::PathBuf>,
+}
+
+/// The watermark benchmark: `tokens_per_s` (generation with StealthInk) and `detections_per_s`.
+pub fn watermark(options: &WatermarkBench) -> anyhow::Result<serde_json::Value> {
+    anyhow::ensure!(options.texts > 0, "--texts must be at least 1");
+    anyhow::ensure!(options.tokens > 8, "--tokens must be more than 8");
+    let report = benchtop_watermark::bench::run(options.texts, options.tokens, options.seed);
+    if let Some(path) = &options.dump {
+        std::fs::write(path, serde_json::to_string(&report.peer_problem())?)
+            .map_err(|e| anyhow::anyhow!("--dump {}: {e}", path.display()))?;
+    }
+    stamped(serde_json::to_value(report)?, None)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -517,7 +555,7 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             hymn(&HymnBench::try_parse_from(args)?)?
         }
         other => anyhow::bail!(
-            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation, reflection, hymn"
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation, reflection, hymn, watermark"
         ),
     };
     let mut out = std::io::stdout().lock();

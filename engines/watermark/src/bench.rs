@@ -29,6 +29,67 @@ pub struct BenchReport {
     /// Generated token ids, text by text (for a peer to replay detection on).
     #[serde(skip)]
     pub generated: Vec<Vec<u32>>,
+    /// The key, context width, message symbols and bits per symbol the texts carry.
+    #[serde(skip)]
+    pub scheme: PeerScheme,
+}
+
+/// What a peer needs to replay detection: the scheme and the texts.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PeerScheme {
+    /// Secret key.
+    pub key: u64,
+    /// Context width H.
+    pub context: usize,
+    /// Bits per symbol c.
+    pub bits_per_symbol: usize,
+    /// Message symbols (their count is the number of positions L).
+    pub symbols: Vec<usize>,
+    /// Vocabulary size.
+    pub vocab: usize,
+}
+
+/// The peer's problem: the scheme, the texts, and our per-text colour counts and p-values to
+/// compare with.
+#[derive(Debug, Clone, Serialize)]
+pub struct PeerProblem {
+    /// The scheme.
+    pub scheme: PeerScheme,
+    /// Token ids per text.
+    pub texts: Vec<Vec<u32>>,
+    /// Our colour counts per text, `[position][colour]`.
+    pub counts: Vec<Vec<Vec<u32>>>,
+    /// Our exact p-values per text.
+    pub p_exact: Vec<f64>,
+}
+
+impl BenchReport {
+    /// The problem a peer replays (detection of every generated text, recomputed here untimed).
+    pub fn peer_problem(&self) -> PeerProblem {
+        let s = &self.scheme;
+        let scheme = crate::scheme::Scheme {
+            key: s.key,
+            bits_per_symbol: s.bits_per_symbol,
+            context: s.context,
+            delta: 0.0,
+            symbols: s.symbols.clone(),
+        };
+        let (positions, colours) = scheme.layout(Method::StealthInk);
+        PeerProblem {
+            scheme: s.clone(),
+            texts: self.generated.clone(),
+            counts: self
+                .generated
+                .iter()
+                .map(|t| detect::count(t, s.key, s.context, positions, colours, s.vocab).counts)
+                .collect(),
+            p_exact: self
+                .generated
+                .iter()
+                .map(|t| detect::detect(t, &scheme, Method::StealthInk, s.vocab).p_exact)
+                .collect(),
+        }
+    }
 }
 
 /// Generates `texts` StealthInk texts of `tokens` tokens and detects them, timing both.
@@ -76,5 +137,12 @@ pub fn run(texts: usize, tokens: usize, seed: u64) -> BenchReport {
         detected_tokens_per_s: (texts * tokens) as f64 / det_s,
         detected_fraction: detected as f64 / texts.max(1) as f64,
         generated,
+        scheme: PeerScheme {
+            key: scheme.key,
+            context: scheme.context,
+            bits_per_symbol: scheme.bits_per_symbol,
+            symbols: scheme.symbols.clone(),
+            vocab: params.vocab,
+        },
     }
 }

@@ -1,0 +1,113 @@
+//! The StealthInk panel, clicked through by its labels, and the known answer of its example
+//! project.
+
+use std::path::Path;
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable as _;
+
+use crate::common;
+use crate::examples::Example;
+
+/// The example projects and their known answers.
+pub const EXAMPLES: &[Example] = &[Example {
+    project: "stealthink",
+    check: check_example,
+}];
+
+/// A small experiment on the KJV model: 16 texts of 100 tokens, 8-bit message.
+const SMALL: &str = r#"(
+    format_version: 1,
+    panels: [(id: (1), state: Watermark((params: (
+        run: (user_id: "grace", message_bits: 8, tokens: 100, texts: 16, vocab: 256, check_draws: 2000),
+        seed: 3,
+    ))))],
+)"#;
+
+fn method<'a>(summary: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    &summary["methods"][name]
+}
+
+fn last(v: &serde_json::Value, key: &str) -> f64 {
+    v.as_array()
+        .and_then(|a| a.last())
+        .and_then(|p| p[key].as_f64())
+        .expect("a curve point")
+}
+
+#[test]
+fn watermark_panel_embeds_a_user_detects_attacks_saves_and_reopens() {
+    let mut harness = common::harness(common::session_from(SMALL, "small-watermark.ron"));
+    harness.step();
+    // A new user types their ID and sees their bits.
+    let bits = |user: &str| {
+        let b = benchtop_watermark::message::message_bits(user, 1_733_097_600, 8);
+        format!("bits {}", benchtop_watermark::message::bit_string(&b))
+    };
+    assert!(
+        harness
+            .query_all_by_label_contains(&bits("grace"))
+            .next()
+            .is_some()
+    );
+    common::type_into(&mut harness, "User ID", "new.user@example.org");
+    let shown = bits("new.user@example.org");
+    assert_ne!(shown, bits("grace"));
+    assert!(
+        harness.query_all_by_label_contains(&shown).next().is_some(),
+        "the message follows the user ID"
+    );
+    common::click(&mut harness, "Generate and detect");
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    let summary = common::first_summary(&harness.state().session);
+    for m in ["plain", "StealthInk", "KGW"] {
+        let s = method(&summary, m);
+        assert!(
+            s["perplexity"].as_f64().expect("perplexity") > 1.0,
+            "{summary}"
+        );
+        assert!(s["tpr_at_1pct_fpr"].is_number(), "{m}: {summary}");
+        assert!(s["auc_by_tokens"].is_array() && s["bit_accuracy_by_tokens"].is_array());
+    }
+    assert!(summary["distribution_check"]["max_abs_deviation"].is_number());
+    assert!(
+        last(&method(&summary, "StealthInk")["auc_by_tokens"], "auc") > 0.8,
+        "{summary}"
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains("Watermarked example")
+            .next()
+            .is_some()
+    );
+    common::click(&mut harness, "Evaluation");
+    assert!(
+        harness
+            .query_all_by_label_contains("Distribution check")
+            .next()
+            .is_some()
+    );
+
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let reopened = common::save_and_reopen(&mut harness, &dir.path().join("watermark.ron"));
+    assert_eq!(common::first_summary(&reopened), summary);
+}
+
+/// StealthInk is detected (AUC → 1 at full length), decodes most bits, keeps the plain
+/// perplexity, and the Monte Carlo check holds; plain-vs-plain AUC stays near ½.
+fn check_example(_out: &Path, summary: &serde_json::Value) {
+    let s = &summary["panels"][0]["summary"];
+    let stealth = method(s, "StealthInk");
+    assert!(last(&stealth["auc_by_tokens"], "auc") > 0.9, "{s}");
+    assert!(
+        last(&stealth["bit_accuracy_by_tokens"], "bit_accuracy") > 0.7,
+        "{s}"
+    );
+    let plain = last(&method(s, "plain")["auc_by_tokens"], "auc");
+    assert!((plain - 0.5).abs() < 0.35, "{s}");
+    let d = &s["distribution_check"];
+    assert!(
+        d["max_abs_deviation"].as_f64().expect("deviation")
+            <= d["tolerance"].as_f64().expect("tolerance")
+    );
+}
