@@ -6,7 +6,9 @@
 //! best validation score alone then reports a seed's accident; the fit the others agree with is
 //! the reproducible answer. Each fit is analysed as it would be reported (its display frame and
 //! sample zone, the other fits' fixed points mapped into it), so the agreement that chooses it
-//! is the one its result shows.
+//! is the one its result shows. The pipeline adds the fits' agreement on whether the sample
+//! zone has a slow direction ([`crate::zone_shape::shape_agreement`]), which fixed points
+//! cannot show.
 
 use crate::analysis::{FixedPoint, Stability};
 use crate::confidence::{MissingAttractor, confirmed};

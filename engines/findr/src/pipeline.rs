@@ -25,7 +25,7 @@ use crate::trajectories::{
     SampleZone, click_probability, group_means, noiseless_paths, psths, trial_groups, visits,
 };
 use crate::trials::TrialSet;
-use crate::zone_shape::ZoneEigenvalues;
+use crate::zone_shape::{ZoneEigenvalues, shape_agreement};
 use benchtop_compute::threads::single_threaded;
 
 /// Trial groups used for user data without γ (quantiles of the net click rate).
@@ -766,15 +766,19 @@ fn fit_here(
             k, &trained, data, &cells, &device, reference, params, cancel,
         )?);
     }
+    let zone_eigenvalues_by_fit: Vec<Option<ZoneEigenvalues>> =
+        analyses.iter().map(|a| a.zone_eigenvalues).collect();
     let agreements: Vec<i64> = analyses
         .iter()
-        .map(|a| consensus::agreement(&a.zoned.inside, &a.support, &a.missing, fits))
+        .enumerate()
+        .map(|(k, a)| {
+            consensus::agreement(&a.zoned.inside, &a.support, &a.missing, fits)
+                + shape_agreement(&zone_eigenvalues_by_fit, k)
+        })
         .collect();
     let scores: Vec<f64> = trained.iter().map(|t| t.score).collect();
     let chosen = consensus::choose(&agreements, &scores);
     let restart_agreement = if fits > 1 { agreements } else { Vec::new() };
-    let zone_eigenvalues_by_fit: Vec<Option<ZoneEigenvalues>> =
-        analyses.iter().map(|a| a.zone_eigenvalues).collect();
     let Structure {
         paths,
         means,

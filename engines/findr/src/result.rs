@@ -184,7 +184,9 @@ pub struct FindrResult {
     #[serde(default)]
     pub missing_attractors: Vec<MissingAttractor>,
     /// For each fit, how well the others agree with its attractors
-    /// ([`crate::consensus::agreement`]), from which `kept_fit` was chosen (empty for one fit).
+    /// ([`crate::consensus::agreement`]) and with its zone's shape
+    /// ([`crate::zone_shape::shape_agreement`]), from which `kept_fit` was chosen (empty for
+    /// one fit).
     #[serde(default)]
     pub restart_agreement: Vec<i64>,
     /// For each fit, the median over its own sample zone of its flow's Jacobian eigenvalues

@@ -6,8 +6,10 @@
 //! finite data breaks into marginal points that move from seed to seed, and a flow with no slow
 //! direction can still have one stable point on the line's span. Fits from different seeds that
 //! disagree on whether the zone has a slow direction disagree on the structure, whatever their
-//! fixed points say (docs/benchmarks.md, "FINDR robustness": two of three fits learned a point
-//! attractor where a line was planted, and only the zone's eigenvalues showed it).
+//! fixed points say (docs/benchmarks.md, "FINDR robustness": on a planted line attractor one
+//! seed learned a point attractor whose stable point another seed shared at the end of its
+//! line, so the points agreed and only the zone's eigenvalues showed the disagreement). The
+//! shape also counts when choosing the fit to report ([`shape_agreement`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -153,6 +155,32 @@ pub fn shape_disagreement(by_fit: &[Option<ZoneEigenvalues>], kept: usize) -> Op
     )
 }
 
+/// How the fits agree with fit `k` on the zone's shape, for choosing which fit to report
+/// ([`crate::consensus`]): +1 when more than half of the fits share its slow direction (or its
+/// lack of one), −1 when more than half take the other side, 0 otherwise (its own shape
+/// undecided, or no majority).
+pub fn shape_agreement(by_fit: &[Option<ZoneEigenvalues>], k: usize) -> i64 {
+    let shapes: Vec<Option<ZoneShape>> = by_fit
+        .iter()
+        .map(|e| e.map(ZoneEigenvalues::shape))
+        .collect();
+    let opposite = match shapes.get(k).copied().flatten() {
+        Some(ZoneShape::SlowDirection) => ZoneShape::NoSlowDirection,
+        Some(ZoneShape::NoSlowDirection) => ZoneShape::SlowDirection,
+        _ => return 0,
+    };
+    let own = shapes[k];
+    let count = |shape: Option<ZoneShape>| shapes.iter().filter(|s| **s == shape).count();
+    let fits = by_fit.len();
+    if 2 * count(own) > fits {
+        1
+    } else if 2 * count(Some(opposite)) > fits {
+        -1
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +237,30 @@ mod tests {
         assert!(shape_disagreement(&[point, point, None], 0).is_none());
         assert!(shape_disagreement(&[line, None, point], 1).is_some());
         assert!(shape_disagreement(&[], 0).is_none());
+    }
+
+    #[test]
+    fn the_fits_majority_shape_is_preferred() {
+        let line = Some(ZoneEigenvalues {
+            slow: -0.5,
+            fast: -5.1,
+        });
+        let point = Some(ZoneEigenvalues {
+            slow: -5.0,
+            fast: -5.1,
+        });
+        let between = Some(ZoneEigenvalues {
+            slow: -2.5,
+            fast: -5.0,
+        });
+        let fits = [line, line, point];
+        assert_eq!(shape_agreement(&fits, 0), 1);
+        assert_eq!(shape_agreement(&fits, 2), -1);
+        // Undecided or no majority: no say.
+        assert_eq!(shape_agreement(&[line, between, point], 0), 0);
+        assert_eq!(shape_agreement(&[line, between, point], 1), 0);
+        assert_eq!(shape_agreement(&[line, None], 1), 0);
+        // One fit alone agrees with itself, as every fit would: ranks do not change.
+        assert_eq!(shape_agreement(&[point], 0), 1);
     }
 }
