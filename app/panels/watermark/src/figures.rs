@@ -23,6 +23,7 @@ pub fn detection_curve(r: &WatermarkResult) -> Figure {
         .size_in(9.0, 3.6)
         .subplot(
             Subplot::new("Paper's z (min-of-colours)")
+                .legend(true)
                 .x_label("Tokens")
                 .y_label("z")
                 .with(Line::new("StealthInk", wx.clone(), wz))
@@ -30,6 +31,7 @@ pub fn detection_curve(r: &WatermarkResult) -> Figure {
         )
         .subplot(
             Subplot::new("Exact p-value")
+                .legend(true)
                 .x_label("Tokens")
                 .y_label("−log₁₀ p")
                 .with(Line::new("StealthInk", wx, wp))
@@ -40,6 +42,7 @@ pub fn detection_curve(r: &WatermarkResult) -> Figure {
 /// ROC at full length for every method.
 pub fn roc(r: &WatermarkResult) -> Figure {
     let mut s = Subplot::new("ROC at full length")
+        .legend(true)
         .x_label("False positive rate")
         .y_label("True positive rate")
         .x_range(0.0, 1.0)
@@ -70,10 +73,12 @@ fn at_length_line(name: &str, points: &[AtLength]) -> Line {
 /// AUC and bit accuracy against length, and the attack curve.
 pub fn accuracy(r: &WatermarkResult, attack: &str) -> Figure {
     let mut auc = Subplot::new("AUC against length")
+        .legend(true)
         .x_label("Tokens")
         .y_label("AUC")
         .y_range(0.4, 1.02);
     let mut bits = Subplot::new("Bit accuracy against length")
+        .legend(true)
         .x_label("Tokens")
         .y_label("Bit accuracy")
         .y_range(0.4, 1.02);
@@ -85,6 +90,7 @@ pub fn accuracy(r: &WatermarkResult, attack: &str) -> Figure {
     }
     let rates: Vec<f64> = r.attack_curve.iter().map(|p| p.rate).collect();
     let attacked = Subplot::new(format!("StealthInk under {attack}"))
+        .legend(true)
         .x_label("Attack rate")
         .y_label("Value")
         .y_range(0.0, 1.02)
