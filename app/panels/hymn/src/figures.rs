@@ -5,8 +5,7 @@
 use benchtop_hymn::sampling::Method;
 use benchtop_hymn::train::ExperimentResult;
 use benchtop_kit::figure::{
-    Bars, Colormap, Figure, Graph, GraphEdge, GraphNode, Line, Marker, Rgba, Scale, Scatter,
-    Subplot,
+    Bars, Colormap, Figure, Graph, GraphEdge, GraphNode, Line, Marker, Rgba, Scatter, Subplot,
 };
 
 use crate::graph_tab::ExploreResult;
@@ -40,7 +39,7 @@ pub fn graph_figure(r: &ExploreResult) -> Figure {
         .map(|&v| (r.positions[v][0], r.positions[v][1]))
         .unzip();
     let picture = Subplot::new(format!(
-        "Graph {} ({} nodes, {} edges): colour = SC, {} marked by {}",
+        "Graph {}: {} nodes, {} edges; {} marked ({})",
         r.index,
         g.n,
         g.m(),
@@ -49,6 +48,7 @@ pub fn graph_figure(r: &ExploreResult) -> Figure {
     ))
     .equal_aspect(true)
     .axes(false)
+    .legend(true)
     .with(Scatter::new("marked", mx, my).color(MARK).size_pt(9.0))
     .with(Graph::new("graph", nodes, edges));
     let colors = (0..g.n)
@@ -60,7 +60,7 @@ pub fn graph_figure(r: &ExploreResult) -> Figure {
             }
         })
         .collect();
-    let bars = Subplot::new("Subgraph centrality [exp A]_vv per node (marked in red)")
+    let bars = Subplot::new("SC(v) = [exp A]_vv (marked in red)")
         .x_label("node")
         .y_label("SC(v)")
         .legend(false)
@@ -85,7 +85,8 @@ pub fn comparison_figure(r: &ExperimentResult) -> Figure {
         r.target_name, r.target_std
     ))
     .x_label("subgraphs per graph (marked copies)")
-    .y_label("test MAE / std");
+    .y_label("test MAE / std")
+    .legend(true);
     let mut cost = Subplot::new("Training cost")
         .x_label("subgraphs per graph (marked copies)")
         .y_label("seconds per epoch");
@@ -121,7 +122,7 @@ pub fn comparison_figure(r: &ExperimentResult) -> Figure {
     Figure::new("HyMN: accuracy against cost")
         .grid(1, 2)
         .subplot(mae)
-        .subplot(cost.y_scale(Scale::Log10))
+        .subplot(cost)
 }
 
 /// Output change when each node is marked against its walk count.
