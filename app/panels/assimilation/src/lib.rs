@@ -141,7 +141,7 @@ fn summary_system(system: SystemKind) -> &'static str {
 }
 
 /// The system selector: switching sets the system's own settings (size, step, observation
-/// spacing, initial background error) to its defaults and keeps the rest.
+/// spacing, initial background error, B's jitter) to its defaults and keeps the rest.
 fn system_choice(ui: &mut egui::Ui, run: &mut AssimParams) {
     ui.horizontal(|ui| {
         ui.label("System");
@@ -264,6 +264,7 @@ impl AssimilationModel {
                 "run.tensor_var.components",
                 "run.tensor_var.ridge",
                 "run.background_scale",
+                "run.background_jitter",
                 "run.max_iterations",
                 "seed",
             ],

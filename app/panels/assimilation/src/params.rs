@@ -97,6 +97,10 @@ impl Declare for P {
                     .range(1e-4, 100.0)
                     .log()
                     .tooltip("3D-/4D-Var background covariance as a multiple of the climatological covariance."),
+                Param::new("run.background_jitter", "B jitter", field!(P, run.background_jitter))
+                    .range(1e-12, 10.0)
+                    .log()
+                    .tooltip("Added to B's diagonal (relative to its mean variance) before inverting it: bounds B⁻¹ where the training states hardly vary, e.g. the damped small scales of Kuramoto–Sivashinsky, which otherwise stalls L-BFGS."),
                 Param::new("run.max_iterations", "L-BFGS iterations", field!(P, run.max_iterations))
                     .range(1.0, 10_000.0)
                     .tooltip("Most L-BFGS iterations per window (4D-Var) or time (3D-Var)."),
