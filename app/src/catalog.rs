@@ -95,6 +95,8 @@ catalog! {
     Hymn => benchtop_panel_hymn::HymnPanel,
     /// StealthInk watermark.
     Watermark => benchtop_panel_watermark::WatermarkPanel,
+    /// PIWSL interatomic potentials.
+    Mlip => benchtop_panel_mlip::MlipPanel,
     // New panels are registered above this line.
 }
 

@@ -109,10 +109,6 @@ pub fn sht(options: &ShtBench) -> anyhow::Result<serde_json::Value> {
     let grid = match options.grid.as_str() {
         "equiangular" => benchtop_spectra::GridKind::Equiangular,
         "gauss" | "gauss-legendre" => benchtop_spectra::GridKind::GaussLegendre,
-        "watermark" => {
-            let args = std::iter::once("watermark".to_owned()).chain(options.iter().cloned());
-            watermark(&WatermarkBench::try_parse_from(args)?)?
-        }
         other => anyhow::bail!("--grid {other}: use equiangular or gauss"),
     };
     let value = benchtop_spectra::bench::bench_sht_with(&benchtop_spectra::bench::BenchParams {
@@ -511,6 +507,37 @@ pub fn watermark(options: &WatermarkBench) -> anyhow::Result<serde_json::Value> 
     stamped(serde_json::to_value(report)?, None)
 }
 
+/// Options of `benchtop bench mlip`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "benchtop bench mlip",
+    about = "PIWSL training steps (energy + force loss with PITC and PISC, gradient forces) on Lennard-Jones clusters"
+)]
+pub struct MlipBench {
+    /// Atoms per cluster.
+    #[arg(long, default_value_t = 7)]
+    pub atoms: usize,
+    /// Labelled configurations per (full-batch) step.
+    #[arg(long, default_value_t = 32)]
+    pub configs: usize,
+    /// Training steps timed.
+    #[arg(long, default_value_t = 50)]
+    pub steps: usize,
+    /// Seed of the data and weights.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The PIWSL benchmark: `ms_per_step` of full-batch training with all four loss terms.
+pub fn mlip(options: &MlipBench) -> anyhow::Result<serde_json::Value> {
+    anyhow::ensure!((2..=13).contains(&options.atoms), "--atoms must be 2 to 13");
+    anyhow::ensure!(options.configs > 0, "--configs must be at least 1");
+    anyhow::ensure!(options.steps > 0, "--steps must be at least 1");
+    let report =
+        benchtop_mlip::bench::run(options.atoms, options.configs, options.steps, options.seed);
+    stamped(serde_json::to_value(report)?, None)
+}
+
 /// Runs the benchmark of `engine` with `options` and prints one JSON object.
 pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
     let value = match engine {
@@ -554,8 +581,16 @@ pub fn bench(engine: &str, options: &[String]) -> anyhow::Result<()> {
             let args = std::iter::once("hymn".to_owned()).chain(options.iter().cloned());
             hymn(&HymnBench::try_parse_from(args)?)?
         }
+        "mlip" => {
+            let args = std::iter::once("mlip".to_owned()).chain(options.iter().cloned());
+            mlip(&MlipBench::try_parse_from(args)?)?
+        }
+        "watermark" => {
+            let args = std::iter::once("watermark".to_owned()).chain(options.iter().cloned());
+            watermark(&WatermarkBench::try_parse_from(args)?)?
+        }
         other => anyhow::bail!(
-            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation, reflection, hymn, watermark"
+            "unknown engine `{other}`; available: ising, sht, findr, neurotree, molstitch, rcgp, linnet, assimilation, reflection, hymn, watermark, mlip"
         ),
     };
     let mut out = std::io::stdout().lock();

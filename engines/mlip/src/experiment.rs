@@ -6,7 +6,7 @@ use crate::md::{MdRun, nve};
 use crate::model::{ForceMode, Model, Rbf};
 use crate::potential::{System, SystemKind};
 use crate::sample::{Config, langevin, time_step};
-use crate::train::{Errors, Schedule, evaluate, train};
+use crate::train::{Errors, Schedule, TrainData, evaluate, train};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -239,8 +239,10 @@ pub fn compare(
         let mut rng = StdRng::seed_from_u64(seed.wrapping_add(17));
         let history = train(
             &mut model,
-            &train_set,
-            &unl,
+            TrainData {
+                labelled: &train_set,
+                unlabelled: &unl,
+            },
             params.spec(name),
             Schedule {
                 epochs: params.epochs,

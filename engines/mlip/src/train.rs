@@ -54,11 +54,19 @@ pub struct Schedule {
     pub learning_rate: f64,
 }
 
+/// The training configurations.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainData<'a> {
+    /// Configurations with labels.
+    pub labelled: &'a [Config],
+    /// Configurations only the physics terms see.
+    pub unlabelled: &'a [Config],
+}
+
 /// Trains `model` in place for `epochs` full-batch steps; returns the loss per epoch.
 pub fn train(
     model: &mut Model,
-    labelled: &[Config],
-    unlabelled: &[Config],
+    data: TrainData<'_>,
     spec: LossSpec,
     schedule: Schedule,
     rng: &mut impl Rng,
@@ -77,7 +85,7 @@ pub fn train(
             #[allow(clippy::cast_precision_loss)]
             progress.set_fraction(epoch as f64 / epochs as f64);
         }
-        let (parts, grad) = loss_and_grad(model, labelled, unlabelled, spec, rng);
+        let (parts, grad) = loss_and_grad(model, data.labelled, data.unlabelled, spec, rng);
         if !parts.total().is_finite() {
             return Err(ComputeError::Numerical(format!(
                 "training loss is not finite at epoch {epoch}; lower the learning rate or δ"
