@@ -1,7 +1,7 @@
 //! The panel's figures: Hovmöller diagrams, RMSE over time with the time per window, and the
 //! training fit.
 
-use benchtop_assimilation::AssimResult;
+use benchtop_assimilation::{AssimResult, SystemKind};
 use benchtop_kit::figure::{Colormap, Figure, Heatmap, Line, Scale, Subplot};
 
 /// Model time between observations (RK4 steps × step).
@@ -11,6 +11,14 @@ fn obs_spacing(dt: f64, steps: usize) -> f64 {
     dt * s
 }
 
+/// The vertical axis and the value of a Hovmöller diagram of `system`.
+fn axis_labels(system: SystemKind) -> (&'static str, &'static str) {
+    match system {
+        SystemKind::Lorenz96 => ("Component i", "x"),
+        SystemKind::KuramotoSivashinsky => ("Grid point j", "u"),
+    }
+}
+
 /// One Hovmöller panel: time across, component up.
 fn hovmoller(
     title: &str,
@@ -18,8 +26,9 @@ fn hovmoller(
     spacing: f64,
     range: (f64, f64),
     colormap: Colormap,
-    label: &str,
+    labels: (&str, &str),
 ) -> Subplot {
+    let (y_label, label) = labels;
     let nx = states.len();
     let ny = states.first().map_or(0, Vec::len);
     let mut values = Vec::with_capacity(nx * ny);
@@ -32,7 +41,7 @@ fn hovmoller(
     let (tx, dy) = (nx as f64 * spacing, ny as f64);
     Subplot::new(title)
         .x_label("Time")
-        .y_label("Component i")
+        .y_label(y_label)
         .heatmap(
             Heatmap::new(title, (0.0, tx), (-0.5, dy - 0.5), nx, ny, values)
                 .colormap(colormap)
@@ -49,9 +58,11 @@ fn errors(estimate: &[Vec<f64>], truth: &[Vec<f64>]) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Truth, Tensor-Var, 4D-Var and 3D-Var, and the two main methods' errors.
-pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
+/// Truth, Tensor-Var, 4D-Var and 3D-Var, and the two main methods' errors (on one symmetric
+/// colour range, the largest error of the two).
+pub fn hovmoller_figure(result: &AssimResult, system: SystemKind, dt: f64, steps: usize) -> Figure {
     let spacing = obs_spacing(dt, steps);
+    let (y_label, value) = axis_labels(system);
     let lo = result
         .truth
         .iter()
@@ -64,8 +75,17 @@ pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
         .flatten()
         .copied()
         .fold(f64::MIN, f64::max);
-    let err_max = 0.5 * (hi - lo);
-    let mut figure = Figure::new("Lorenz-96: truth and analyses")
+    let err_max = ["Tensor-Var", "4D-Var"]
+        .iter()
+        .filter_map(|name| result.method(name))
+        .flat_map(|m| {
+            m.estimates
+                .iter()
+                .zip(&result.truth)
+                .flat_map(|(e, t)| e.iter().zip(t).map(|(a, b)| (a - b).abs()))
+        })
+        .fold(1e-12, f64::max);
+    let mut figure = Figure::new(format!("{}: truth and analyses", system.label()))
         .grid(2, 3)
         .size_in(12.0, 6.5);
     figure = figure.subplot(hovmoller(
@@ -74,7 +94,7 @@ pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
         spacing,
         (lo, hi),
         Colormap::Viridis,
-        "x",
+        (y_label, value),
     ));
     for name in ["Tensor-Var", "4D-Var"] {
         if let Some(m) = result.method(name) {
@@ -84,7 +104,7 @@ pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
                 spacing,
                 (lo, hi),
                 Colormap::Viridis,
-                "x",
+                (y_label, value),
             ));
         }
     }
@@ -95,7 +115,7 @@ pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
             spacing,
             (lo, hi),
             Colormap::Viridis,
-            "x",
+            (y_label, value),
         ));
     }
     for name in ["Tensor-Var", "4D-Var"] {
@@ -106,7 +126,7 @@ pub fn hovmoller_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
                 spacing,
                 (-err_max, err_max),
                 Colormap::RdBu,
-                "error",
+                (y_label, "error"),
             ));
         }
     }

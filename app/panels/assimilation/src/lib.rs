@@ -284,7 +284,8 @@ impl AssimilationModel {
             ],
         };
         let (dt, steps) = (cx.params.run.dt, cx.params.run.steps_per_obs);
-        let system = cx.params.run.system.label();
+        let kind = cx.params.run.system;
+        let system = kind.label();
         controls_and_view(
             ui,
             "assimilation controls",
@@ -293,7 +294,7 @@ impl AssimilationModel {
             |(model, cx), ui| model.controls(ui, cx, keys),
             |(model, _), ui| {
                 let figure = model.shown().map(|r| match tab {
-                    AssimilationTab::Hovmoller => figures::hovmoller_figure(r, dt, steps),
+                    AssimilationTab::Hovmoller => figures::hovmoller_figure(r, kind, dt, steps),
                     AssimilationTab::Accuracy => figures::rmse_figure(r, dt, steps),
                     AssimilationTab::Training => figures::training_figure(r),
                 });
@@ -402,7 +403,7 @@ impl PanelModel for AssimilationModel {
             Some(r) => vec![
                 recipe.figure(
                     "assimilation-hovmoller",
-                    figures::hovmoller_figure(r, dt, steps),
+                    figures::hovmoller_figure(r, params.run.system, dt, steps),
                 ),
                 recipe.figure("assimilation-rmse", figures::rmse_figure(r, dt, steps)),
                 recipe.figure("assimilation-training", figures::training_figure(r)),
