@@ -12,11 +12,13 @@ pub fn comparison(result: &CompareResult) -> Figure {
     let energy: Vec<f64> = result.variants.iter().map(|v| v.energy_mae).collect();
     let mut md = Subplot::new("NVE MD with each model")
         .x_label("Step")
-        .y_label("E_θ + kinetic (total energy)");
+        .y_label("E_θ + kinetic (total energy)")
+        .legend(true);
     let mut loss = Subplot::new("Training loss")
         .x_label("Epoch (thinned)")
         .y_label("Loss")
-        .y_scale(Scale::Log10);
+        .y_scale(Scale::Log10)
+        .legend(true);
     for (k, v) in result.variants.iter().enumerate() {
         md.push(
             Line::new(v.name.clone(), v.md_steps.clone(), v.md_trace.clone()).color(Rgba::cycle(k)),
@@ -54,6 +56,7 @@ pub fn sweep(points: &[SweepPoint]) -> Figure {
             .y_label(y)
             .x_scale(Scale::Log10)
             .y_scale(Scale::Log10)
+            .legend(true)
             .with(Line::new("supervised", xs.clone(), sup.clone()).color(Rgba::cycle(0)))
             .with(Scatter::new("", xs.clone(), sup).color(Rgba::cycle(0)))
             .with(Line::new("+PITC+PISC", xs.clone(), pi.clone()).color(Rgba::cycle(3)))
