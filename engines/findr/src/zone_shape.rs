@@ -186,6 +186,21 @@ mod tests {
     use super::*;
     use crate::field::flow_grid;
 
+    /// The zones of the robustness table's line attractor: one fit with the line, one without,
+    /// and one in between the thresholds.
+    const LINE: Option<ZoneEigenvalues> = Some(ZoneEigenvalues {
+        slow: -0.5,
+        fast: -5.1,
+    });
+    const POINT: Option<ZoneEigenvalues> = Some(ZoneEigenvalues {
+        slow: -5.0,
+        fast: -5.1,
+    });
+    const BETWEEN: Option<ZoneEigenvalues> = Some(ZoneEigenvalues {
+        slow: -2.5,
+        fast: -5.0,
+    });
+
     fn linear(a: f64, b: f64) -> FlowGrid {
         flow_grid(|z| [a * z[0], b * z[1]], [-1.0, -1.0], [1.0, 1.0], 9).unwrap()
     }
@@ -212,18 +227,7 @@ mod tests {
 
     #[test]
     fn fits_with_and_without_a_slow_direction_disagree() {
-        let line = Some(ZoneEigenvalues {
-            slow: -0.5,
-            fast: -5.1,
-        });
-        let point = Some(ZoneEigenvalues {
-            slow: -5.0,
-            fast: -5.1,
-        });
-        let between = Some(ZoneEigenvalues {
-            slow: -2.5,
-            fast: -5.0,
-        });
+        let (line, point, between) = (LINE, POINT, BETWEEN);
         // The robustness table's line attractor: two fits learned a point attractor.
         let shown_point = shape_disagreement(&[line, point, point], 1).unwrap();
         assert!(
@@ -241,18 +245,7 @@ mod tests {
 
     #[test]
     fn the_fits_majority_shape_is_preferred() {
-        let line = Some(ZoneEigenvalues {
-            slow: -0.5,
-            fast: -5.1,
-        });
-        let point = Some(ZoneEigenvalues {
-            slow: -5.0,
-            fast: -5.1,
-        });
-        let between = Some(ZoneEigenvalues {
-            slow: -2.5,
-            fast: -5.0,
-        });
+        let (line, point, between) = (LINE, POINT, BETWEEN);
         let fits = [line, line, point];
         assert_eq!(shape_agreement(&fits, 0), 1);
         assert_eq!(shape_agreement(&fits, 2), -1);
