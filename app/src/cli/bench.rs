@@ -477,9 +477,16 @@ pub fn assimilation(options: &AssimilationBench) -> anyhow::Result<serde_json::V
 #[derive(Debug, Parser)]
 #[command(
     name = "benchtop bench watermark",
-    about = "StealthInk on the KJV trigram model: watermarked tokens per second and detections per second"
+    about = "StealthInk on the KJV trigram or GRU model: watermarked tokens per second, detections per second, and the GRU's training time"
 )]
 pub struct WatermarkBench {
+    /// Language model: `kjv` (trigram), `gru` (trained in candle) or `synthetic`.
+    #[arg(long, default_value = "kjv", value_parser = ["kjv", "gru", "synthetic"])]
+    pub model: String,
+    /// Cache trained GRU weights in this folder (without it the GRUs are trained every time,
+    /// so `model_build_s` is the training time).
+    #[arg(long)]
+    pub cache: Option<std::path::PathBuf>,
     /// Texts generated and then detected.
     #[arg(long, default_value_t = 100)]
     pub texts: usize,
@@ -499,7 +506,19 @@ pub struct WatermarkBench {
 pub fn watermark(options: &WatermarkBench) -> anyhow::Result<serde_json::Value> {
     anyhow::ensure!(options.texts > 0, "--texts must be at least 1");
     anyhow::ensure!(options.tokens > 8, "--tokens must be more than 8");
-    let report = benchtop_watermark::bench::run(options.texts, options.tokens, options.seed);
+    use benchtop_watermark::lm::ModelChoice;
+    let model = match options.model.as_str() {
+        "gru" => ModelChoice::Gru,
+        "synthetic" => ModelChoice::Synthetic,
+        _ => ModelChoice::Kjv,
+    };
+    let report = benchtop_watermark::bench::run(
+        options.texts,
+        options.tokens,
+        options.seed,
+        model,
+        options.cache.as_deref(),
+    )?;
     if let Some(path) = &options.dump {
         std::fs::write(path, serde_json::to_string(&report.peer_problem())?)
             .map_err(|e| anyhow::anyhow!("--dump {}: {e}", path.display()))?;

@@ -1,12 +1,15 @@
 //! Throughput for `benchtop bench watermark`: StealthInk generation (model + reweighting) and
-//! detection (seed replay and colour counts) on the bundled trigram model.
+//! detection (seed replay and colour counts) on the bundled trigram model or the GRU (whose
+//! training, or loading from the cache, is timed too).
 
 use crate::detect;
 use crate::experiment::WatermarkParams;
-use crate::lm::{self, ModelChoice};
+use crate::lm::{self, ModelChoice, ModelReport, ModelSetup};
 use crate::scheme::{self, Method, Sampling};
 use benchtop_compute::rng::{derive_seed, seeded};
+use benchtop_compute::{CancelToken, ComputeError, Progress};
 use serde::Serialize;
+use std::path::Path;
 use std::time::Instant;
 
 /// What the benchmark measured.
@@ -18,6 +21,12 @@ pub struct BenchReport {
     pub tokens: usize,
     /// Vocabulary size.
     pub vocab: usize,
+    /// The language model pair.
+    pub model: String,
+    /// Seconds to build the pair (training the GRUs, or reading them from the cache).
+    pub model_build_s: f64,
+    /// Held-out perplexities and training losses of the pair.
+    pub model_report: Option<ModelReport>,
     /// Watermarked tokens generated per second (one thread).
     pub tokens_per_s: f64,
     /// Texts detected per second (one thread).
@@ -92,14 +101,42 @@ impl BenchReport {
     }
 }
 
-/// Generates `texts` StealthInk texts of `tokens` tokens and detects them, timing both.
-pub fn run(texts: usize, tokens: usize, seed: u64) -> BenchReport {
+/// Generates `texts` StealthInk texts of `tokens` tokens with `model` (default GRU settings;
+/// trained GRUs cached in `cache_dir`, or trained every time without one) and detects them,
+/// timing the model's building, generation and detection.
+pub fn run(
+    texts: usize,
+    tokens: usize,
+    seed: u64,
+    model: ModelChoice,
+    cache_dir: Option<&Path>,
+) -> Result<BenchReport, ComputeError> {
     let params = WatermarkParams {
         tokens,
         texts,
+        model,
         ..WatermarkParams::default()
     };
-    let pair = lm::build(ModelChoice::Kjv, params.vocab);
+    if model == ModelChoice::GruFile {
+        return Err(ComputeError::invalid(
+            "model",
+            "the benchmark trains its models; choose kjv, gru or synthetic",
+        ));
+    }
+    let setup = ModelSetup {
+        gru: params.gru.clone(),
+        weights_file: None,
+        cache_dir: cache_dir.map(Path::to_path_buf),
+    };
+    let start = Instant::now();
+    let pair = lm::build(
+        model,
+        params.vocab,
+        &setup,
+        &Progress::new(),
+        &CancelToken::new(),
+    )?;
+    let model_build_s = start.elapsed().as_secs_f64();
     let scheme = params.scheme();
     let sampling = Sampling {
         temperature: params.temperature,
@@ -128,10 +165,13 @@ pub fn run(texts: usize, tokens: usize, seed: u64) -> BenchReport {
         .filter(|t| detect::detect(t, &scheme, Method::StealthInk, params.vocab).p_exact < 0.01)
         .count();
     let det_s = start.elapsed().as_secs_f64();
-    BenchReport {
+    Ok(BenchReport {
         texts,
         tokens,
         vocab: params.vocab,
+        model: model.name().to_owned(),
+        model_build_s,
+        model_report: pair.report.clone(),
         tokens_per_s: (texts * tokens) as f64 / gen_s,
         detections_per_s: texts as f64 / det_s,
         detected_tokens_per_s: (texts * tokens) as f64 / det_s,
@@ -144,5 +184,5 @@ pub fn run(texts: usize, tokens: usize, seed: u64) -> BenchReport {
             symbols: scheme.symbols.clone(),
             vocab: params.vocab,
         },
-    }
+    })
 }

@@ -3,7 +3,8 @@
 
 use crate::attack::{self, Attack};
 use crate::detect::{self, Detection};
-use crate::lm::{self, ModelChoice, ModelPair};
+use crate::gru::GruConfig;
+use crate::lm::{self, ModelChoice, ModelPair, ModelReport, ModelSetup};
 use crate::message;
 use crate::model::{LanguageModel, SyntheticModel};
 use crate::ngram::mean_nll;
@@ -15,6 +16,7 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use rand::Rng as _;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 
 /// Everything an experiment depends on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +48,12 @@ pub struct WatermarkParams {
     pub vocab: usize,
     /// The models.
     pub model: ModelChoice,
+    /// Size and training of the GRU models ([`ModelChoice::Gru`], and the second model of
+    /// [`ModelChoice::GruFile`]).
+    pub gru: GruConfig,
+    /// The user's GRU weights (safetensors) for [`ModelChoice::GruFile`]: a path, relative to the
+    /// project folder or absolute.
+    pub weights_file: String,
     /// Attack applied for the attack curve and the example.
     pub attack: Attack,
     /// Attack rate of the example and the headline robustness numbers.
@@ -69,7 +77,9 @@ impl Default for WatermarkParams {
             tokens: 200,
             texts: 100,
             vocab: 1024,
-            model: ModelChoice::Kjv,
+            model: ModelChoice::Gru,
+            gru: GruConfig::default(),
+            weights_file: String::new(),
             attack: Attack::Substitution,
             attack_rate: 0.2,
             check_draws: 100_000,
@@ -107,6 +117,12 @@ impl WatermarkParams {
         }
         if !(self.delta.is_finite() && self.delta >= 0.0) {
             return bad("delta", "must be a non-negative number");
+        }
+        if matches!(self.model, ModelChoice::Gru | ModelChoice::GruFile) {
+            self.gru.validate()?;
+        }
+        if self.model == ModelChoice::GruFile && self.weights_file.trim().is_empty() {
+            return bad("weights_file", "choose a safetensors file of GRU weights");
         }
         Ok(())
     }
@@ -244,6 +260,20 @@ pub struct WatermarkResult {
     pub null_ks_gauss: f64,
     /// The example texts.
     pub example: Example,
+    /// How the models score on the held-out verses and how the GRUs trained (None for the
+    /// synthetic pair).
+    #[serde(default)]
+    pub model: Option<ModelReport>,
+}
+
+/// Where an experiment's model files are: the GRU weight cache and the folder a relative
+/// `weights_file` is read from.
+#[derive(Debug, Clone, Default)]
+pub struct ModelFiles {
+    /// Where trained GRUs are cached (None: train every time).
+    pub cache_dir: Option<PathBuf>,
+    /// The project folder (None: relative paths are taken as they are).
+    pub project_dir: Option<PathBuf>,
 }
 
 /// Generated texts of one method: (prompt index, tokens).
@@ -414,17 +444,43 @@ fn curve(text: &[u32], scheme: &Scheme, vocab: usize) -> Vec<(usize, f64, f64)> 
         .collect()
 }
 
-/// Runs the experiment.
+/// The models' setup for `p`: its GRU settings, its weights file resolved against
+/// `files.project_dir`, and the cache folder.
+pub fn model_setup(p: &WatermarkParams, files: &ModelFiles) -> ModelSetup {
+    let weights_file = (!p.weights_file.trim().is_empty()).then(|| {
+        let path = PathBuf::from(p.weights_file.trim());
+        match &files.project_dir {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path,
+        }
+    });
+    ModelSetup {
+        gru: p.gru.clone(),
+        weights_file,
+        cache_dir: files.cache_dir.clone(),
+    }
+}
+
+/// Runs the experiment: builds (trains, loads) the models, then [`run_with`].
 pub fn run(
     p: &WatermarkParams,
     seed: u64,
+    files: &ModelFiles,
     progress: &Progress,
     cancel: &CancelToken,
 ) -> Result<WatermarkResult, ComputeError> {
     p.validate()?;
     progress.set(0.0, "building the language models");
-    let pair = lm::build(p.model, p.vocab);
-    run_with(&pair, p, seed, progress, cancel)
+    let neural = matches!(p.model, ModelChoice::Gru | ModelChoice::GruFile);
+    let split = if neural { 0.5 } else { 0.02 };
+    let pair = lm::build(
+        p.model,
+        p.vocab,
+        &model_setup(p, files),
+        &progress.slice(0.0, split),
+        cancel,
+    )?;
+    run_with(&pair, p, seed, &progress.slice(split, 1.0), cancel)
 }
 
 /// Runs the experiment on given models.
@@ -591,5 +647,6 @@ pub fn run_with(
         null_ks_exact: stats::ks_uniform(&exact),
         null_ks_gauss: stats::ks_uniform(&gauss),
         example,
+        model: pair.report.clone(),
     })
 }

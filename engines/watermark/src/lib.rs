@@ -1,5 +1,6 @@
 //! StealthInk (ICML 2025): distribution-preserving multi-bit watermarks for generated text, with
-//! the KGW baselines, attacks and detection, on a small word-level language model.
+//! the KGW baselines, attacks and detection, on small word-level language models (a trigram and
+//! a GRU).
 //!
 //! - [`message`]: user ID + timestamp → bits → symbols of c bits.
 //! - [`prf`]: context seeds of the last H tokens, message positions, permutations, colour lists.
@@ -12,7 +13,9 @@
 //! - [`model`]: the language-model interface and a synthetic test model.
 //! - [`corpus`]: the bundled King James text and the word tokenizer.
 //! - [`ngram`]: the interpolated trigram word model and per-token NLL.
-//! - [`lm`]: the model pair (generator and second model) and prompts.
+//! - [`gru`]: the GRU word model trained in candle (plain-Rust inference, safetensors files,
+//!   the weight cache).
+//! - [`lm`]: the model pairs (generator and second model), prompts and held-out perplexity.
 //! - [`experiment`]: one full comparison (AUC, TPR, bit accuracy, perplexity, attacks, the
 //!   Monte Carlo distribution check).
 //! - [`bench`]: throughput of watermarked generation and detection.
@@ -22,6 +25,7 @@ pub mod bench;
 pub mod corpus;
 pub mod detect;
 pub mod experiment;
+pub mod gru;
 pub mod lm;
 pub mod message;
 pub mod model;

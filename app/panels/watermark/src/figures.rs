@@ -214,5 +214,14 @@ pub fn summary(r: &WatermarkResult, attack: &str) -> Value {
         "example_decoded_bits": bit_string(&r.example.decoded_bits),
         "null_ks_exact_p": r.null_ks_exact,
         "null_ks_gaussian_p": r.null_ks_gauss,
+        "language_model": r.model.as_ref().map(|m| json!({
+            "name": m.name,
+            "heldout_tokens": m.heldout_tokens,
+            "heldout_perplexity": m.heldout_perplexity_a,
+            "heldout_perplexity_second_model": m.heldout_perplexity_b,
+            "unigram_heldout_perplexity": m.unigram_perplexity,
+            "training_loss_by_epoch": m.loss_history_a,
+            "training_loss_by_epoch_second_model": m.loss_history_b,
+        })),
     })
 }

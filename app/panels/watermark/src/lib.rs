@@ -5,14 +5,17 @@
 //! - [`params`]: the declared parameters.
 //! - [`figures`]: figures, tables and summary.json.
 //!
-//! One task runs the engine's experiment (`benchtop_watermark::experiment::run`); the "Texts"
-//! tab shows the example pair coloured by list and z / p against length, "Evaluation" the ROC,
+//! One task runs the engine's experiment (`benchtop_watermark::experiment::run`): it first builds
+//! the language models (the KJV trigrams; or the two GRUs, trained in candle with progress and
+//! cancel the first time and read from the weight cache after; or the user's GRU weights), then
+//! generates and detects. The "Texts" tab shows the example pair coloured by list and z / p against length, "Evaluation" the ROC,
 //! AUC and bit accuracy against length, the attack curve and the perplexity table.
 
 pub mod figures;
 pub mod params;
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{FigureViewState, show_figure};
@@ -24,8 +27,8 @@ use benchtop_kit::task::Task;
 use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_watermark::attack::Attack;
-use benchtop_watermark::experiment::{self, MarkedToken, WatermarkResult};
-use benchtop_watermark::lm::ModelChoice;
+use benchtop_watermark::experiment::{self, MarkedToken, ModelFiles, WatermarkResult};
+use benchtop_watermark::lm::{ModelChoice, ModelReport};
 use benchtop_watermark::message::bit_string;
 use benchtop_watermark::scheme::Method;
 use egui::text::LayoutJob;
@@ -102,6 +105,58 @@ impl Default for WatermarkModel {
     }
 }
 
+/// Where trained GRU weights are cached (the temporary folder, shared by every project: the file
+/// name is a hash of everything the weights depend on).
+pub fn default_cache_dir() -> PathBuf {
+    std::env::temp_dir().join("benchtop-watermark-weights")
+}
+
+/// The model files of a run: the weight cache and the project folder.
+fn model_files(project_dir: Option<&Path>) -> ModelFiles {
+    ModelFiles {
+        cache_dir: Some(default_cache_dir()),
+        project_dir: project_dir.map(Path::to_path_buf),
+    }
+}
+
+/// Hover text of each model choice.
+fn model_tooltip(choice: ModelChoice) -> &'static str {
+    match choice {
+        ModelChoice::Kjv => {
+            "Interpolated trigram word models: A counts the even verses of the KJV Genesis and Matthew, B the odd ones. Built instantly."
+        }
+        ModelChoice::Gru => GRU_TOOLTIP,
+        ModelChoice::GruFile => {
+            "Your own weights (safetensors, PyTorch names: embedding.weight, gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0, head.weight, head.bias) for the KJV word vocabulary of the size set below; the second model is the trained KJV GRU."
+        }
+        ModelChoice::Synthetic => {
+            "Random next-token distributions per context (the test model of the known answers)."
+        }
+    }
+}
+
+/// Hover text of the GRU choice, with its measured training time.
+const GRU_TOOLTIP: &str = "Word-level GRUs trained in candle (embedding → GRU → linear): A on the even verses, B on the odd ones, each with its own seed. The first run trains both at once (about 45 s for the default size on two cores; progress and Stop below) and caches the weights; later runs load them in well under a second.";
+
+/// One line on the models' held-out perplexity and training.
+fn model_line(m: &ModelReport) -> String {
+    let mut line = format!(
+        "{}: held-out perplexity {:.1} (second model {:.1}; unigram {:.1}) on {} tokens.",
+        m.name,
+        m.heldout_perplexity_a,
+        m.heldout_perplexity_b,
+        m.unigram_perplexity,
+        m.heldout_tokens
+    );
+    if let (Some(first), Some(last)) = (m.loss_history_a.first(), m.loss_history_a.last()) {
+        line.push_str(&format!(
+            " Training loss {first:.3} → {last:.3} nats/token over {} epochs.",
+            m.loss_history_a.len()
+        ));
+    }
+    line
+}
+
 /// The engine name and version recorded in figure provenance.
 const ENGINE: (&str, &str) = ("benchtop-watermark", env!("CARGO_PKG_VERSION"));
 
@@ -138,9 +193,46 @@ fn coloured(ui: &mut egui::Ui, tokens: &[MarkedToken]) {
 impl WatermarkModel {
     fn start_run(&mut self, cx: &mut Cx<'_, Self>) {
         let params = cx.params.clone();
+        let files = model_files(cx.project_dir);
         self.run.start(&cx.runner, params.clone(), move |job| {
-            experiment::run(&params.run, params.seed, &job.progress, &job.cancel)
+            experiment::run(&params.run, params.seed, &files, &job.progress, &job.cancel)
         });
+    }
+
+    /// The model choice, the GRU settings or weights file, and the models' held-out scores.
+    fn model_controls(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Language model");
+            for choice in ModelChoice::ALL {
+                ui.selectable_value(&mut cx.params.run.model, choice, choice.name())
+                    .on_hover_text(model_tooltip(choice));
+            }
+        });
+        let model = cx.params.run.model;
+        if model == ModelChoice::GruFile {
+            benchtop_kit::widgets::file_field(
+                ui,
+                "GRU weights file",
+                &mut cx.params.run.weights_file,
+                "weights.safetensors",
+                ("Safetensors", &["safetensors"]),
+            );
+        }
+        if matches!(model, ModelChoice::Gru | ModelChoice::GruFile) {
+            cx.params(
+                ui,
+                &[
+                    "gru_hidden",
+                    "gru_embedding",
+                    "gru_window",
+                    "gru_epochs",
+                    "gru_seed",
+                ],
+            );
+        }
+        if let Some(m) = self.run.result().and_then(|r| r.model.as_ref()) {
+            ui.label(model_line(m));
+        }
     }
 
     /// The controls shared by both tabs.
@@ -158,19 +250,7 @@ impl WatermarkModel {
             .on_hover_text("The message the key embeds: user-ID hash bits, then timestamp bits.");
         ui.separator();
         ui.heading("Generation");
-        egui::ComboBox::from_label("Language model")
-            .selected_text(match cx.params.run.model {
-                ModelChoice::Kjv => "KJV trigram",
-                ModelChoice::Synthetic => "synthetic",
-            })
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut cx.params.run.model, ModelChoice::Kjv, "KJV trigram");
-                ui.selectable_value(
-                    &mut cx.params.run.model,
-                    ModelChoice::Synthetic,
-                    "synthetic",
-                );
-            });
+        self.model_controls(ui, cx);
         cx.params(
             ui,
             &[
@@ -412,11 +492,17 @@ impl PanelModel for WatermarkModel {
         params: &PanelParams,
         _outputs: &[String],
         seed: u64,
-        _cx: &SweepCx<'_>,
+        cx: &SweepCx<'_>,
         progress: &Progress,
         cancel: &CancelToken,
     ) -> Result<BTreeMap<String, f64>, ComputeError> {
-        let r = experiment::run(&params.run, seed, progress, cancel)?;
+        let r = experiment::run(
+            &params.run,
+            seed,
+            &model_files(cx.project_dir),
+            progress,
+            cancel,
+        )?;
         let get = |m: Method| r.methods.iter().find(|x| x.method == m);
         let last = |v: &[experiment::AtLength]| v.last().map_or(f64::NAN, |p| p.value);
         let s = get(Method::StealthInk);

@@ -69,6 +69,21 @@ impl Declare for PanelParams {
             Param::new("vocab", "Vocabulary (words)", field!(P, run.vocab))
                 .range(16.0, 4096.0)
                 .tooltip("Word vocabulary of the language model (a multiple of 16; rarer words become <unk>)."),
+            Param::new("gru_hidden", "GRU hidden units", field!(P, run.gru.hidden))
+                .range(1.0, 1024.0)
+                .tooltip("Hidden units H of the GRU layer (embedding → GRU → linear to the vocabulary)."),
+            Param::new("gru_embedding", "GRU embedding width", field!(P, run.gru.embedding))
+                .range(1.0, 1024.0)
+                .tooltip("Width E of the word embedding the GRU reads."),
+            Param::new("gru_window", "GRU context window (tokens)", field!(P, run.gru.window))
+                .range(1.0, 64.0)
+                .tooltip("Tokens of context the GRU reads for each next-word distribution (the last W, from a zero state); at most the training length."),
+            Param::new("gru_epochs", "GRU training epochs", field!(P, run.gru.epochs))
+                .range(1.0, 1000.0)
+                .tooltip("Passes of AdamW over the training verses (windows of 32 tokens, batches of 32). A trained model is cached and loaded the next time."),
+            Param::new("gru_seed", "GRU seed", field!(P, run.gru.seed))
+                .range(0.0, 1.8e19)
+                .tooltip("Seed of the first GRU's weights and batches (the second GRU derives its own)."),
             Param::new("key", "Secret key", field!(P, run.key))
                 .range(0.0, 1.8e19)
                 .tooltip("The watermark key; detection needs it, nothing else (no model, no prompt)."),

@@ -15,11 +15,12 @@ pub const EXAMPLES: &[Example] = &[Example {
     check: check_example,
 }];
 
-/// A small experiment on the KJV model: 16 texts of 100 tokens, 8-bit message.
+/// A small experiment on the KJV trigram model: 16 texts of 100 tokens, 8-bit message.
 const SMALL: &str = r#"(
     format_version: 1,
     panels: [(id: (1), state: Watermark((params: (
-        run: (user_id: "grace", message_bits: 8, tokens: 100, texts: 16, vocab: 256, check_draws: 2000),
+        run: (user_id: "grace", message_bits: 8, tokens: 100, texts: 16, vocab: 256, check_draws: 2000,
+              model: Kjv),
         seed: 3,
     ))))],
 )"#;
@@ -110,4 +111,56 @@ fn check_example(_out: &Path, summary: &serde_json::Value) {
         d["max_abs_deviation"].as_f64().expect("deviation")
             <= d["tolerance"].as_f64().expect("tolerance")
     );
+}
+
+/// A tiny GRU (64 words, 16 hidden units, two epochs) and a small experiment on it.
+const TINY_GRU: &str = r#"(
+    format_version: 1,
+    panels: [(id: (1), state: Watermark((params: (
+        run: (user_id: "grace", message_bits: 8, tokens: 40, texts: 8, vocab: 64, check_draws: 500,
+              model: Kjv, gru: (embedding: 8, hidden: 16, window: 8, seq_len: 16, batch: 64, epochs: 2,
+                    learning_rate: 0.01, seed: 11)),
+        seed: 3,
+    ))))],
+)"#;
+
+#[test]
+fn watermark_panel_switches_to_a_gru_trains_it_and_shows_its_perplexity() {
+    let mut harness = common::harness(common::session_from(TINY_GRU, "tiny-gru-watermark.ron"));
+    harness.step();
+    assert!(
+        harness
+            .query_all_by_label_contains("GRU hidden units")
+            .next()
+            .is_none(),
+        "the trigram needs no GRU settings"
+    );
+    common::click(&mut harness, "KJV GRU");
+    assert!(
+        harness
+            .query_all_by_label_contains("GRU hidden units")
+            .next()
+            .is_some()
+    );
+    common::click(&mut harness, "Generate and detect");
+    common::run_until_idle(&mut harness, Duration::from_secs(120));
+    let summary = common::first_summary(&harness.state().session);
+    let lm = &summary["language_model"];
+    assert_eq!(lm["name"], "KJV GRU", "{summary}");
+    let heldout = lm["heldout_perplexity"].as_f64().expect("perplexity");
+    let unigram = lm["unigram_heldout_perplexity"].as_f64().expect("unigram");
+    assert!(heldout > 1.0 && heldout < unigram, "{lm}");
+    assert_eq!(
+        lm["training_loss_by_epoch"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains("KJV GRU: held-out perplexity")
+            .next()
+            .is_some()
+    );
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let reopened = common::save_and_reopen(&mut harness, &dir.path().join("gru.ron"));
+    assert_eq!(common::first_summary(&reopened), summary);
 }
