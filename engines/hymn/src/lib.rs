@@ -8,6 +8,7 @@
 //!   chordal cycles).
 //! - [`centrality`]: the CSE (A^k)_vv/k!, subgraph centrality [exp A]_vv, walk counts.
 //! - [`load`]: a user's graphs from an edge-list CSV.
+//! - [`molecules`]: molecular graphs from the MolStitch offline set with RDKit-computed targets.
 //! - [`sampling`]: the compared methods and the nodes each marks.
 //! - [`model`]: the GIN over marked copies, in candle.
 //! - [`train`]: the experiment: every method and T trained with Adam, test MAE, seconds per epoch.
@@ -24,5 +25,6 @@ pub mod sampling;
 pub use graph::Graph;
 pub mod bench;
 pub mod load;
+pub mod molecules;
 pub mod perturbation;
 pub mod train;

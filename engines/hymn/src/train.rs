@@ -134,6 +134,38 @@ pub struct ExperimentResult {
     pub target_std: f64,
     /// Graphs trained on and tested on.
     pub split: (usize, usize),
+    /// Test MAE (same units as `test_mae`) of the best constant: the training targets' median.
+    /// A method that does not beat it has learned nothing about the graphs.
+    #[serde(default)]
+    pub constant_test_mae: f64,
+}
+
+impl ExperimentResult {
+    /// The methods (with T) whose test MAE is not below the constant prediction's.
+    pub fn uninformative(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .filter(|x| x.test_mae >= self.constant_test_mae)
+            .map(|x| {
+                if x.method.uses_t() {
+                    format!("{} (T = {})", x.method.label(), x.subgraphs)
+                } else {
+                    x.method.label().to_owned()
+                }
+            })
+            .collect()
+    }
+}
+
+/// Test MAE of predicting the median of the training targets (standardised units).
+fn constant_mae(standardised: &[f64], train: &[usize], test: &[usize]) -> f64 {
+    let mut y: Vec<f64> = train.iter().map(|&i| standardised[i]).collect();
+    y.sort_by(f64::total_cmp);
+    let median = y[y.len() / 2];
+    test.iter()
+        .map(|&i| (standardised[i] - median).abs())
+        .sum::<f64>()
+        / test.len() as f64
 }
 
 /// Per-graph inputs shared by every run: CSE rows and the centrality score.
@@ -352,6 +384,7 @@ pub fn run(
         target_name: set.target_name.clone(),
         target_std: std,
         split: (train.len(), test.len()),
+        constant_test_mae: constant_mae(&standardised, train, test),
     })
 }
 
@@ -403,6 +436,34 @@ mod hymn_train_tests {
         );
         assert_eq!(labels[7], ("full bag", set.mean_nodes()));
         assert_eq!(r.split, (48, 12));
+        // The constant baseline is the median of the training targets: shifting every target
+        // by the same amount leaves it (and every standardised MAE) unchanged.
+        assert!(r.constant_test_mae > 0.0 && r.constant_test_mae < 2.0);
+        let mut shifted = set.clone();
+        shifted.targets.iter_mut().for_each(|y| *y += 5.0);
+        let params_mpnn = ExperimentParams {
+            methods: vec![Method::Mpnn],
+            epochs: 1,
+            ..params.clone()
+        };
+        let a = run(&set, &params_mpnn, 1, &Progress::new(), &CancelToken::new()).unwrap();
+        let b = run(
+            &shifted,
+            &params_mpnn,
+            1,
+            &Progress::new(),
+            &CancelToken::new(),
+        )
+        .unwrap();
+        assert!((a.constant_test_mae - r.constant_test_mae).abs() < 1e-12);
+        assert!((a.constant_test_mae - b.constant_test_mae).abs() < 1e-9);
+        // Triangle counts are learned: the MPNN beats the constant.
+        assert!(
+            r.runs[0].test_mae < r.constant_test_mae,
+            "MPNN {} against constant {}",
+            r.runs[0].test_mae,
+            r.constant_test_mae
+        );
         for x in &r.runs {
             assert!(x.test_mae.is_finite() && x.test_mae > 0.0);
             assert_eq!(x.loss.len(), 6);

@@ -1,10 +1,12 @@
-//! The graph set a run uses: generated from the parameters, or read from the user's CSV.
+//! The graph set a run uses: generated from the parameters, read from the user's CSV, or drawn
+//! from the MolStitch offline molecules.
 
 use std::path::Path;
 
 use benchtop_compute::ComputeError;
 use benchtop_hymn::generate::{GraphSet, generate};
 use benchtop_hymn::load::load_edge_list;
+use benchtop_hymn::molecules::molecule_set;
 
 use crate::params::{DataParams, Source};
 
@@ -16,6 +18,7 @@ pub fn graph_set(
 ) -> Result<GraphSet, ComputeError> {
     match data.source {
         Source::Generated => generate(&data.set, seed),
+        Source::Molecules => molecule_set(&data.molecules, seed),
         Source::File => {
             if data.file.path.trim().is_empty() {
                 return Err(ComputeError::invalid(

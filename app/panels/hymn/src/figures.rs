@@ -119,6 +119,7 @@ pub fn comparison_figure(r: &ExperimentResult) -> Figure {
             );
         }
     }
+    let mae = mae.hline(r.constant_test_mae, "constant (training median)");
     Figure::new("HyMN: accuracy against cost")
         .grid(1, 2)
         .subplot(mae)

@@ -6,6 +6,7 @@ use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_hymn::Graph;
 use benchtop_hymn::centrality::{cse_score, subgraph_centrality};
 use benchtop_hymn::counts::Substructure;
+use benchtop_hymn::molecules::MoleculeTarget;
 use benchtop_hymn::sampling::Method;
 use benchtop_kit::figure::{FigureViewState, show_figure};
 use benchtop_kit::host::Cx;
@@ -210,16 +211,36 @@ pub(crate) fn data_controls(ui: &mut egui::Ui, cx: &mut Cx<'_, HymnModel>) {
             "Random graphs",
         );
         ui.selectable_value(&mut cx.params.data.source, Source::File, "From a CSV file");
+        ui.selectable_value(&mut cx.params.data.source, Source::Molecules, "Molecules");
     });
-    let set = &mut cx.params.data.set;
-    egui::ComboBox::from_label("Target count")
-        .selected_text(set.target.label())
-        .show_ui(ui, |ui| {
-            for s in crate::params::TARGETS {
-                ui.selectable_value(&mut set.target, s, s.label());
-            }
-        });
+    if cx.params.data.source == Source::Molecules {
+        let molecules = &mut cx.params.data.molecules;
+        egui::ComboBox::from_label("Target property")
+            .selected_text(molecules.target.label())
+            .show_ui(ui, |ui| {
+                for t in MoleculeTarget::ALL {
+                    ui.selectable_value(&mut molecules.target, t, t.label());
+                }
+            });
+    } else {
+        let set = &mut cx.params.data.set;
+        egui::ComboBox::from_label("Target count")
+            .selected_text(set.target.label())
+            .show_ui(ui, |ui| {
+                for s in crate::params::TARGETS {
+                    ui.selectable_value(&mut set.target, s, s.label());
+                }
+            });
+    }
     match cx.params.data.source {
+        Source::Molecules => {
+            ui.label(
+                "Drug-like molecules from the MolStitch offline set, parsed by RDKit: heavy \
+                 atoms are nodes (label: atomic number / 10), bonds are edges; the target is \
+                 the RDKit property chosen above.",
+            );
+            cx.params(ui, &["data.molecules.graphs", "seed"]);
+        }
         Source::Generated => {
             use benchtop_hymn::generate::Family;
             let family = &mut cx.params.data.set.family;

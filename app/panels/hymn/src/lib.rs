@@ -105,6 +105,7 @@ pub struct HymnModel {
 const ENGINE: (&str, &str) = ("benchtop-hymn", env!("CARGO_PKG_VERSION"));
 
 /// `summary.json`: per method a list over T of `{subgraphs, test_mae, seconds_per_epoch}`,
+/// the test MAE of the constant prediction (the training median), the runs that do not beat it,
 /// and the perturbation's Spearman ρ.
 pub fn summary_of(r: &ExperimentResult) -> serde_json::Value {
     let mut methods = serde_json::Map::new();
@@ -127,6 +128,8 @@ pub fn summary_of(r: &ExperimentResult) -> serde_json::Value {
     }
     serde_json::json!({
         "methods": methods,
+        "constant_test_mae": r.constant_test_mae,
+        "uninformative": r.uninformative(),
         "perturbation_vs_walks_spearman": r.perturbation.as_ref().map(|p| p.spearman),
     })
 }
@@ -246,11 +249,16 @@ impl PanelModel for HymnModel {
 
     fn validate(params: &HymnParams) -> Vec<ParamIssue> {
         let mut issues = Vec::new();
-        if params.data.source == Source::Generated {
-            issues.extend(ParamIssue::from_result(
+        match params.data.source {
+            Source::Generated => issues.extend(ParamIssue::from_result(
                 "data.set",
                 params.data.set.validate(),
-            ));
+            )),
+            Source::Molecules => issues.extend(ParamIssue::from_result(
+                "data.molecules",
+                params.data.molecules.validate(),
+            )),
+            Source::File => {}
         }
         issues.extend(ParamIssue::from_result(
             "experiment",

@@ -2,6 +2,7 @@
 
 use benchtop_hymn::counts::Substructure;
 use benchtop_hymn::generate::GraphSetParams;
+use benchtop_hymn::molecules::MoleculeSetParams;
 use benchtop_hymn::sampling::Method;
 use benchtop_hymn::train::ExperimentParams;
 use benchtop_kit::field;
@@ -17,6 +18,8 @@ pub enum Source {
     Generated,
     /// A user's edge-list CSV (see `benchtop_hymn::load`).
     File,
+    /// Molecules from the MolStitch offline set with an RDKit property as the target.
+    Molecules,
 }
 
 /// The graph set.
@@ -29,6 +32,8 @@ pub struct DataParams {
     pub set: GraphSetParams,
     /// The edge-list CSV.
     pub file: DataRef,
+    /// The molecular set's size and target.
+    pub molecules: MoleculeSetParams,
 }
 
 /// What the graph view shows.
@@ -89,6 +94,10 @@ impl Declare for HymnParams {
                     .range(10.0, 100_000.0)
                     .log()
                     .tooltip("How many random graphs to generate (80 % train, 20 % test)."),
+                Param::new("data.molecules.graphs", "Molecules", field!(P, data.molecules.graphs))
+                    .range(10.0, 5000.0)
+                    .log()
+                    .tooltip("How many molecules to draw from the MolStitch offline set (80 % train, 20 % test)."),
                 Param::new("data.set.min_nodes", "Fewest nodes", field!(P, data.set.min_nodes))
                     .range(3.0, 200.0)
                     .tooltip("Each graph's node count is uniform between the fewest and the most."),

@@ -142,6 +142,20 @@ impl TrainTab {
                     ui.end_row();
                 }
             });
+        ui.label(format!(
+            "Constant prediction (training median): test MAE {:.3}",
+            r.constant_test_mae
+        ));
+        let uninformative = r.uninformative();
+        if !uninformative.is_empty() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "No better than the constant, so they learned nothing about the graphs: {}",
+                    uninformative.join(", ")
+                ),
+            );
+        }
         if let Some(p) = &r.perturbation {
             ui.label(format!(
                 "Perturbation vs walks: Spearman ρ = {:.2} ({} graphs)",

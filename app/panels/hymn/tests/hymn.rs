@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use benchtop::session::Session;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 
 use crate::common;
 use crate::examples::Example;
@@ -82,6 +82,9 @@ fn hymn_panel_draws_trains_saves_and_reopens() {
         summary["perturbation_vs_walks_spearman"].is_number(),
         "{summary}"
     );
+    // The constant prediction's MAE and the runs that do not beat it are reported.
+    assert!(summary["constant_test_mae"].as_f64().is_some_and(|c| c > 0.0));
+    assert!(summary["uninformative"].is_array(), "{summary}");
     harness.get_by_label_contains("Perturbation vs walks: Spearman");
 
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -123,6 +126,30 @@ fn hymn_reads_an_edge_list_and_names_the_bad_line() {
     let mut harness = common::harness(small_hymn_session(&data));
     common::run_until_idle(&mut harness, Duration::from_secs(60));
     harness.get_by_label_contains("bad.csv: line 3, column `target`");
+}
+
+#[test]
+fn hymn_reads_molecules_from_the_offline_set() {
+    // Start on random graphs, switch the source to molecules by its label.
+    let data = "(molecules: (graphs: 40, target: Tpsa), \
+                set: (graphs: 40, min_nodes: 6, max_nodes: 9, family: Mixed, degree: 3))";
+    let mut harness = common::harness(small_hymn_session(data));
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    common::click(&mut harness, "Molecules");
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    // 40 molecules, the shown one labelled with its TPSA; a drug-like molecule has more than 9
+    // heavy atoms on average, more than any graph of the random set.
+    let node = harness.get_by_label_contains("40 graphs");
+    // A label's text is its value.
+    let shown = node.accesskit_node().value().unwrap_or_default();
+    assert!(shown.contains("this graph: TPSA (Å²) = "), "{shown}");
+    let mean: f64 = shown
+        .split(" nodes on average")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(mean > 12.0, "{shown}");
 }
 
 /// The counting project (test preset: 200 graphs of 10–14 nodes, 15 epochs, width 16).
