@@ -6,9 +6,10 @@ Geometric; this uses plain torch with index_add_ so nothing else is needed): G g
 with mean degree 4 on V nodes each, T marked copies per graph at the nodes of highest
 centrality (the sum of (A^k)_vv / k!, k = 1..16) plus the unmarked graph; node inputs
 [1, label = 0, mark]; a linear embedding to width H; L GIN layers
-    h <- relu(W2 relu(W1 (h + sum over neighbours h) + b1) + b2);
-node embeddings mean-pooled over a graph's copies and summed over its nodes; a head
-Linear(H, H) - relu - Linear(H, 1); the L1 loss against the graphs' triangle counts; Adam
+    h <- relu(W2 relu(BN(W1 (h + sum over neighbours h) + b1)) + b2);
+node embeddings mean-pooled over a graph's copies and summed over its nodes; the readout
+batch-normalised; a head Linear(H, H) - relu - Linear(H, 1) (BN: BatchNorm1d without a learned
+scale and shift, training mode, as on the Benchtop side); the L1 loss against the graphs' triangle counts; Adam
 (lr 1e-3). One step is forward + backward + Adam. The graphs are drawn by NumPy (not the same
 graphs as Benchtop's, the same distribution and sizes).
 
@@ -98,17 +99,21 @@ class Gin(torch.nn.Module):
             torch.nn.ModuleList([torch.nn.Linear(hidden, hidden), torch.nn.Linear(hidden, hidden)])
             for _ in range(layers)
         )
+        self.norms = torch.nn.ModuleList(
+            torch.nn.BatchNorm1d(hidden, affine=False) for _ in range(layers + 1)
+        )
         self.head1 = torch.nn.Linear(hidden, hidden)
         self.head2 = torch.nn.Linear(hidden, 1)
 
     def forward(self, batch, n_graphs):
         x, src, dst, copy_to_node, weight, node_to_graph, n_nodes, _ = batch
         h = self.embed(x)
-        for w1, w2 in self.layers:
+        for (w1, w2), norm in zip(self.layers, self.norms):
             agg = torch.zeros_like(h).index_add_(0, dst, h.index_select(0, src))
-            h = torch.relu(w2(torch.relu(w1(h + agg))))
+            h = torch.relu(w2(torch.relu(norm(w1(h + agg)))))
         node = torch.zeros(n_nodes, h.shape[1]).index_add_(0, copy_to_node, h) * weight
         graph = torch.zeros(n_graphs, h.shape[1]).index_add_(0, node_to_graph, node)
+        graph = self.norms[-1](graph)
         return self.head2(torch.relu(self.head1(graph))).squeeze(1)
 
 

@@ -94,7 +94,7 @@ pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
         },
     )?;
     let mut step = || -> Result<f64, ComputeError> {
-        let loss = (model.forward(&batch)? - &y)?.abs()?.mean_all()?;
+        let loss = (model.forward_train(&batch)? - &y)?.abs()?.mean_all()?;
         opt.backward_step(&loss)?;
         Ok(f64::from(loss.to_scalar::<f32>()?))
     };

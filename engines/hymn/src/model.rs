@@ -4,6 +4,16 @@
 //! followed by the CSE when the method uses it. Node embeddings are mean-pooled over a graph's
 //! copies, summed over its nodes, and a two-layer head gives one number per graph. With no
 //! marked copy this is the plain MPNN.
+//!
+//! As in the paper's GIN, each layer's first linear map is batch-normalised over the copy-nodes,
+//! and the graph readout over the graphs, before its ReLU (without a learned scale and shift:
+//! the next linear map absorbs them). Training uses the batch's statistics; after training,
+//! [`Gin::calibrate`] sets the statistics prediction uses to those of the whole training set, so
+//! a prediction does not depend on how graphs are batched. Without the readout normalisation the sum over nodes carries a large part
+//! common to every graph and properties that differ little between graphs (e.g. molecular
+//! weight in a narrow weight band) are not learned.
+
+use std::sync::Mutex;
 
 use candle_core::{DType, Device, Tensor, Var};
 use serde::{Deserialize, Serialize};
@@ -132,6 +142,67 @@ impl Batch {
     }
 }
 
+/// Batch normalisation without a learned scale and shift: each feature standardised over the
+/// rows, by the batch's statistics in training and by their running averages in prediction.
+#[derive(Debug)]
+struct Norm {
+    /// Running mean and (biased) variance, each `(1, width)`.
+    running: Mutex<(Tensor, Tensor)>,
+}
+
+/// Weight of the newest batch in the running statistics during training.
+const NORM_MOMENTUM: f64 = 0.1;
+/// Added to the variance before the square root.
+const NORM_EPS: f64 = 1e-5;
+
+impl Norm {
+    fn new(width: usize) -> candle_core::Result<Self> {
+        let dev = Device::Cpu;
+        Ok(Self {
+            running: Mutex::new((
+                Tensor::zeros((1, width), DType::F32, &dev)?,
+                Tensor::ones((1, width), DType::F32, &dev)?,
+            )),
+        })
+    }
+
+    fn running(&self) -> candle_core::Result<std::sync::MutexGuard<'_, (Tensor, Tensor)>> {
+        self.running
+            .lock()
+            .map_err(|_| candle_core::Error::Msg("normalisation statistics lock poisoned".into()))
+    }
+
+    /// Standardises by the batch's statistics and moves the running averages towards them by
+    /// `momentum` (1: replaces them).
+    fn train(&self, x: &Tensor, momentum: f64) -> candle_core::Result<Tensor> {
+        let mean = x.mean_keepdim(0)?;
+        let centred = x.broadcast_sub(&mean)?;
+        let var = centred.sqr()?.mean_keepdim(0)?;
+        {
+            let mut running = self.running()?;
+            let keep = 1.0 - momentum;
+            running.0 = ((&running.0 * keep)? + (mean.detach() * momentum)?)?;
+            running.1 = ((&running.1 * keep)? + (var.detach() * momentum)?)?;
+        }
+        centred.broadcast_div(&(var + NORM_EPS)?.sqrt()?)
+    }
+
+    /// Standardises by the running averages.
+    fn eval(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let running = self.running()?;
+        x.broadcast_sub(&running.0)?
+            .broadcast_div(&(&running.1 + NORM_EPS)?.sqrt()?)
+    }
+
+    /// Training (`Some(momentum)`) or prediction (`None`).
+    fn apply(&self, x: &Tensor, momentum: Option<f64>) -> candle_core::Result<Tensor> {
+        match momentum {
+            Some(m) => self.train(x, m),
+            None => self.eval(x),
+        }
+    }
+}
+
 /// A dense layer y = x Wᵀ + b with its own seeded initialisation.
 #[derive(Debug)]
 struct Dense {
@@ -164,6 +235,8 @@ impl Dense {
 pub struct Gin {
     embed: Dense,
     layers: Vec<(Dense, Dense)>,
+    /// One normalisation per layer (after its first linear map) and one for the readout.
+    norms: Vec<Norm>,
     head: (Dense, Dense),
     cse_dims: usize,
 }
@@ -179,9 +252,13 @@ impl Gin {
             .map(|_| Ok((Dense::new(h, h, &mut rng)?, Dense::new(h, h, &mut rng)?)))
             .collect::<Result<_, ComputeError>>()?;
         let head = (Dense::new(h, h, &mut rng)?, Dense::new(h, 1, &mut rng)?);
+        let norms = (0..=config.layers)
+            .map(|_| Norm::new(h))
+            .collect::<candle_core::Result<_>>()?;
         Ok(Self {
             embed,
             layers,
+            norms,
             head,
             cse_dims,
         })
@@ -201,14 +278,32 @@ impl Gin {
         v
     }
 
-    /// One output per graph, shape `(graphs,)`.
+    /// One output per graph, shape `(graphs,)`, as in training: normalised by the batch's
+    /// statistics, which this call also folds into the running averages.
+    pub fn forward_train(&self, batch: &Batch) -> candle_core::Result<Tensor> {
+        self.forward_with(batch, Some(NORM_MOMENTUM))
+    }
+
+    /// Sets the statistics prediction uses to those of `batch` (the whole training set), layer
+    /// by layer in one pass; call it after training.
+    pub fn calibrate(&self, batch: &Batch) -> candle_core::Result<()> {
+        self.forward_with(batch, Some(1.0)).map(|_| ())
+    }
+
+    /// One output per graph, shape `(graphs,)`, as in prediction: normalised by the running
+    /// averages (the model is not changed).
     pub fn forward(&self, batch: &Batch) -> candle_core::Result<Tensor> {
+        self.forward_with(batch, None)
+    }
+
+    fn forward_with(&self, batch: &Batch, momentum: Option<f64>) -> candle_core::Result<Tensor> {
         let mut h = self.embed.forward(&batch.x)?;
         let hidden = h.dim(1)?;
-        for (a, b) in &self.layers {
+        for ((a, b), norm) in self.layers.iter().zip(&self.norms) {
             let messages = h.index_select(&batch.src, 0)?;
             let agg = h.zeros_like()?.index_add(&batch.dst, &messages, 0)?;
-            h = b.forward(&a.forward(&(h + agg)?)?.relu()?)?.relu()?;
+            let z = norm.apply(&a.forward(&(h + agg)?)?, momentum)?;
+            h = b.forward(&z.relu()?)?.relu()?;
         }
         let nodes = Tensor::zeros((batch.n_nodes, hidden), DType::F32, h.device())?
             .index_add(&batch.copy_to_node, &h, 0)?
@@ -218,9 +313,10 @@ impl Gin {
             &nodes,
             0,
         )?;
+        let readout = self.norms[self.layers.len()].apply(&graphs, momentum)?;
         self.head
             .1
-            .forward(&self.head.0.forward(&graphs)?.relu()?)?
+            .forward(&self.head.0.forward(&readout)?.relu()?)?
             .squeeze(1)
     }
 

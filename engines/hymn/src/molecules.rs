@@ -203,8 +203,8 @@ mod hymn_molecule_tests {
     }
 }
 
-/// Training on molecules: the pipeline runs on molecular graphs and reports the constant
-/// baseline; the comparison of the methods on molecules is a measurement run by hand.
+/// Training on molecules: the GIN learns an RDKit property from the graphs alone; the
+/// comparison of the methods on molecules is a measurement run by hand.
 #[cfg(test)]
 mod hymn_molecule_training {
     use super::*;
@@ -228,36 +228,35 @@ mod hymn_molecule_training {
     }
 
     #[test]
-    fn molecular_sets_train_and_report_the_constant_baseline() {
+    fn a_gin_learns_logp_from_molecular_graphs() {
         let set = molecule_set(
             &MoleculeSetParams {
-                graphs: 60,
+                graphs: 500,
                 target: MoleculeTarget::LogP,
             },
             2,
         )
         .unwrap();
-        let r = run(
-            &set,
-            &params(vec![Method::Mpnn, Method::CentralityCse], 2),
-            2,
-            &Progress::new(),
-            &CancelToken::new(),
-        )
-        .unwrap();
-        assert_eq!(r.split, (48, 12));
+        let mut p = params(vec![Method::Mpnn, Method::CentralityCse], 30);
+        p.max_subgraphs = 1;
+        let r = run(&set, &p, 2, &Progress::new(), &CancelToken::new()).unwrap();
+        assert_eq!(r.split, (400, 100));
         assert_eq!(r.target_name, "logP (Crippen)");
-        assert!(r.constant_test_mae.is_finite() && r.constant_test_mae > 0.0);
-        assert!(r.runs.iter().all(|x| x.test_mae.is_finite()));
-        // Every run is listed as uninformative exactly when it does not beat the constant.
-        let listed = r.uninformative().len();
-        let worse = r
-            .runs
-            .iter()
-            .filter(|x| x.test_mae >= r.constant_test_mae)
-            .count();
-        assert_eq!(listed, worse);
+        for x in &r.runs {
+            assert!(
+                x.test_mae < LEARNED * r.constant_test_mae,
+                "{}: test MAE {:.3} against {:.3} for the constant",
+                x.method.label(),
+                x.test_mae,
+                r.constant_test_mae
+            );
+        }
+        assert!(r.uninformative().is_empty());
     }
+
+    /// The margin over the constant the test asserts: measured MAE/constant ratios at this size
+    /// were 0.67 (MPNN, 0.504 against 0.753) and 0.75 (centrality+CSE, 0.567) (see `hymn_measure_molecules` for the full-size table).
+    const LEARNED: f64 = 0.85;
 
     /// `cargo test --workspace -q hymn_measure_molecules -- --ignored --nocapture`
     #[test]
