@@ -136,7 +136,7 @@ fn model_tooltip(choice: ModelChoice) -> &'static str {
 }
 
 /// Hover text of the GRU choice, with its measured training time.
-const GRU_TOOLTIP: &str = "Word-level GRUs trained in candle (embedding → GRU → linear): A on the even verses, B on the odd ones, each with its own seed. The first run trains both at once (about 45 s for the default size on two cores; progress and Stop below) and caches the weights; later runs load them in well under a second.";
+const GRU_TOOLTIP: &str = "Word-level GRUs trained in candle (embedding → GRU → linear): A on the even verses, B on the odd ones, each with its own seed. The first run trains both at once (default size, release build: 46 s on two free cores, 80–95 s while other work shares them; progress and Stop below) and caches the weights; later runs load them in well under a second.";
 
 /// One line on the models' held-out perplexity and training.
 fn model_line(m: &ModelReport) -> String {
