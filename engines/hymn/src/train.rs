@@ -135,13 +135,20 @@ pub struct ExperimentResult {
     /// Graphs trained on and tested on.
     pub split: (usize, usize),
     /// Test MAE (same units as `test_mae`) of the best constant: the training targets' median.
-    /// A method that does not beat it has learned nothing about the graphs.
-    #[serde(default)]
+    /// A method that does not beat it has learned nothing about the graphs. NaN in results saved
+    /// before it was computed (then no run is judged).
+    #[serde(default = "not_computed")]
     pub constant_test_mae: f64,
 }
 
+/// The constant baseline of a result saved before it existed.
+fn not_computed() -> f64 {
+    f64::NAN
+}
+
 impl ExperimentResult {
-    /// The methods (with T) whose test MAE is not below the constant prediction's.
+    /// The methods (with T) whose test MAE is not below the constant prediction's (none when
+    /// the constant was not computed: `x >= NaN` is false).
     pub fn uninformative(&self) -> Vec<String> {
         self.runs
             .iter()
@@ -460,6 +467,12 @@ mod hymn_train_tests {
         .unwrap();
         assert!((a.constant_test_mae - r.constant_test_mae).abs() < 1e-12);
         assert!((a.constant_test_mae - b.constant_test_mae).abs() < 1e-9);
+        // A result saved before the constant existed judges no run.
+        let old = ExperimentResult {
+            constant_test_mae: not_computed(),
+            ..r.clone()
+        };
+        assert!(old.uninformative().is_empty());
         // Triangle counts are learned: the MPNN beats the constant.
         assert!(
             r.runs[0].test_mae < r.constant_test_mae,

@@ -119,7 +119,9 @@ pub fn comparison_figure(r: &ExperimentResult) -> Figure {
             );
         }
     }
-    let mae = mae.hline(r.constant_test_mae, "constant (training median)");
+    if r.constant_test_mae.is_finite() {
+        mae = mae.hline(r.constant_test_mae, "constant (training median)");
+    }
     Figure::new("HyMN: accuracy against cost")
         .grid(1, 2)
         .subplot(mae)

@@ -142,10 +142,12 @@ impl TrainTab {
                     ui.end_row();
                 }
             });
-        ui.label(format!(
-            "Constant prediction (training median): test MAE {:.3}",
-            r.constant_test_mae
-        ));
+        if r.constant_test_mae.is_finite() {
+            ui.label(format!(
+                "Constant prediction (training median): test MAE {:.3}",
+                r.constant_test_mae
+            ));
+        }
         let uninformative = r.uninformative();
         if !uninformative.is_empty() {
             ui.colored_label(
