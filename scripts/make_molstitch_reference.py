@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values for the MolStitch engine, computed with Python RDKit.
 
-Writes engines/molstitch/tests/data/reference.csv: for a fixed list of about 100 SMILES
+Writes engines/chem/tests/data/reference.csv: for a fixed list of about 100 SMILES
 (drug-like, charged, stereo, macrocycles, MOSES training molecules, and a few invalid inputs),
 the columns smiles, canonical, mw, logp, tpsa, qed, sa, error. The Rust test
 (`props::tests::reference_values_match_python_rdkit`) asserts equality to 4 decimals.
@@ -32,7 +32,7 @@ sys.path.append(os.path.join(RDConfig.RDContribDir, "SA_Score"))
 import sascorer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(REPO, "engines", "molstitch", "tests", "data", "reference.csv")
+OUT = os.path.join(REPO, "engines", "chem", "tests", "data", "reference.csv")
 SA_TABLE = os.path.join(REPO, "assets", "molstitch", "sa_fpscores.tsv.gz")
 
 # Hand-picked molecules: approved drugs, charged species, stereo, macrocycles, odd elements.

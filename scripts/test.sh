@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing (scripts/setup.sh), then runs the whole test suite.
+# Installs what is missing (scripts/setup.sh), then runs the whole test suite and prints the
+# slowest tests at the end. `scripts/test.sh FILTER` runs the tests whose names contain FILTER.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -7,4 +8,19 @@ cd "$repo"
 # candle re-reads the CPU topology on every matrix product unless this is set (the app's main
 # sets it too); rayon's default is the same number.
 export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-$(nproc)}"
-cargo test --workspace --locked "$@"
+# Each test's time (libtest's --report-time), for the list of the slowest at the end. The option
+# is unstable, so the test processes alone get RUSTC_BOOTSTRAP through a runner; compilation
+# does not see it (nothing is rebuilt for it).
+host=$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z-' 'A-Z_')
+export "CARGO_TARGET_${host}_RUNNER=env RUSTC_BOOTSTRAP=1"
+log="$repo/target/test-times.log"
+mkdir -p "$repo/target"
+set +e
+cargo test --workspace --locked "$@" -- -Z unstable-options --report-time 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+echo
+echo "Slowest tests (seconds; the budget per panel is in docs/benchmarks.md):"
+sed -n 's/^test \(.*\) \.\.\. ok <\([0-9.]*\)s>$/\2 \1/p' "$log" | sort -rn | head -n 15 |
+    awk '{ printf "  %8.1f  %s\n", $1, $2 }'
+exit "$status"

@@ -6,6 +6,7 @@
 //! loading and errors keep their line and key), the catalog order, and the conversions between
 //! open panels and saved states.
 
+use benchtop_kit::cli::{BenchEntry, CommandEntry};
 use benchtop_kit::panel::{Panel, PanelKind, PanelType};
 use benchtop_kit::project::Sidecar;
 use serde::{Deserialize, Serialize};
@@ -16,8 +17,8 @@ pub type ProjectDoc = benchtop_kit::project::ProjectDoc<PanelState>;
 /// One open panel of a project document.
 pub type PanelEntry = benchtop_kit::project::PanelEntry<PanelState>;
 
-/// Generates [`PanelState`], [`catalog`], [`create`], [`restore`] and [`save`] from one list of
-/// `Variant => PanelType` lines.
+/// Generates [`PanelState`], [`catalog`], [`benches`], [`commands`], [`create`], [`restore`]
+/// and [`save`] from one list of `Variant => PanelType` lines.
 macro_rules! catalog {
     ($($(#[$doc:meta])* $variant:ident => $panel:ty,)*) => {
         /// The persisted state of one panel, tagged by its kind (the `state:` of a project
@@ -40,6 +41,20 @@ macro_rules! catalog {
                 }
             )*
             None
+        }
+
+        /// Every panel kind's `benchtop bench` entries, in catalog order.
+        pub fn benches() -> Vec<&'static BenchEntry> {
+            let mut entries = Vec::new();
+            $(entries.extend(<$panel as PanelType>::BENCHES);)*
+            entries
+        }
+
+        /// Every panel kind's own subcommands (`benchtop NAME …`), in catalog order.
+        pub fn commands() -> Vec<&'static CommandEntry> {
+            let mut entries = Vec::new();
+            $(entries.extend(<$panel as PanelType>::COMMANDS);)*
+            entries
         }
 
         /// Every panel kind, in catalog order.
@@ -117,6 +132,59 @@ mod tests {
             assert!(kind.paper.citation().contains("ICML 2025"));
             assert_eq!(kind_by_id(kind.id).map(|k| k.name), Some(kind.name));
         }
+    }
+
+    /// The sections every panel's page in docs/panels has, in order.
+    pub const PAGE_SECTIONS: [&str; 7] = [
+        "## Tabs",
+        "## Inputs and formats",
+        "## summary.json keys",
+        "## Example projects",
+        "## Benchmark",
+        "## Claims of the paper",
+        "## Differences from the paper",
+    ];
+
+    #[test]
+    fn every_panel_kind_has_its_docs_page_with_every_section() {
+        let pages = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/panels");
+        for kind in catalog() {
+            let path = pages.join(format!("{}.md", kind.id));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: the docs page is missing ({e})", path.display()));
+            assert!(text.starts_with("# "), "{}: no title", path.display());
+            let mut at = 0;
+            for section in PAGE_SECTIONS {
+                let found = text[at..]
+                    .find(&format!("\n{section}\n"))
+                    .unwrap_or_else(|| panic!("{}: no `{section}` (in order)", path.display()));
+                at += found + 1;
+            }
+        }
+        for bench in benches() {
+            let named = catalog().iter().any(|kind| {
+                std::fs::read_to_string(pages.join(format!("{}.md", kind.id)))
+                    .is_ok_and(|text| text.contains(&format!("benchtop bench {}", bench.name)))
+            });
+            assert!(
+                named,
+                "no panel page documents `benchtop bench {}`",
+                bench.name
+            );
+        }
+    }
+
+    #[test]
+    fn command_line_entries_have_unique_names() {
+        let benches: Vec<&str> = benches().iter().map(|b| b.name).collect();
+        let commands: Vec<&str> = commands().iter().map(|c| c.name).collect();
+        for (i, name) in benches.iter().enumerate() {
+            assert!(!benches[i + 1..].contains(name), "bench {name} twice");
+        }
+        for (i, name) in commands.iter().enumerate() {
+            assert!(!commands[i + 1..].contains(name), "command {name} twice");
+        }
+        assert!(benches.len() >= catalog().len(), "{benches:?}");
     }
 
     #[test]

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use benchtop::cli::{
-    ChemCommand, Cli, CliCommand, bench, chem, doctor, params, reflect, run, spectra, sweep,
+    Cli, CliCommand, bench, doctor, panel_command, panel_help, params, run, sweep,
 };
-use clap::Parser as _;
+use clap::{CommandFactory as _, FromArgMatches as _};
 
 /// mimalloc keeps freed pages for reuse. With the system allocator, every training step's
 /// large tensors were mapped fresh from the kernel and zeroed page by page: half of a NeuroTree
@@ -27,7 +27,12 @@ fn main() -> ExitCode {
     if let Err(error) = benchtop_kit::file_dialog::native::install_logger(Box::new(logger), level) {
         eprintln!("could not install the logger: {error}");
     }
-    let cli = Cli::parse();
+    // The panels' own subcommands and benchmarks are listed at the end of `--help`.
+    let matches = Cli::command().after_help(panel_help()).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
     let result = match cli.command {
         None => open_window(None),
         Some(CliCommand::Open { file }) => open_window(Some(file)),
@@ -62,46 +67,8 @@ fn main() -> ExitCode {
         Some(CliCommand::Sweep { command }) => sweep::sweep(&command),
         Some(CliCommand::Params { kind, json }) => params::print(kind.as_deref(), json),
         Some(CliCommand::Bench { engine, options }) => bench::bench(&engine, &options),
-        Some(CliCommand::Spectra {
-            file,
-            variable,
-            time,
-            level,
-            grid,
-            lmax,
-            csv,
-        }) => spectra::parse_grid(&grid).and_then(|grid| {
-            let options = benchtop_spectra::data::LoadOptions {
-                variable: variable.unwrap_or_default(),
-                time_index: time,
-                level_index: level,
-                grid,
-            };
-            spectra::spectra(&file, &options, lmax, &csv)
-        }),
-        Some(CliCommand::Reflect {
-            agent,
-            task,
-            sessions,
-            seed,
-            endpoint,
-            model,
-            strategy,
-            transcript,
-        }) => reflect::reflect(&reflect::ReflectArgs {
-            agent: &agent,
-            task: &task,
-            sessions,
-            seed,
-            endpoint: endpoint.as_deref(),
-            model: model.as_deref(),
-            strategy: &strategy,
-            transcript: transcript.as_deref(),
-        }),
-        Some(CliCommand::Chem {
-            command: ChemCommand::Props { input, out },
-        }) => chem::props(&input, &out),
         Some(CliCommand::Doctor { json }) => doctor::doctor(json),
+        Some(CliCommand::Panel(words)) => panel_command(&words),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use benchtop_compute::Progress;
+use benchtop_kit::compute::Progress;
 
 use anyhow::Context as _;
 use benchtop_kit::export::ExportBundle;
@@ -348,7 +348,7 @@ impl Session {
         &mut self,
         index: usize,
         progress: &Progress,
-        cancel: &benchtop_compute::CancelToken,
+        cancel: &benchtop_kit::compute::CancelToken,
     ) -> anyhow::Result<()> {
         let run = self
             .sweeps

@@ -279,13 +279,11 @@ impl ExportBundle {
 }
 
 fn fraction(done: usize, total: usize) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
-    let f = if total == 0 {
+    if total == 0 {
         1.0
     } else {
         done as f64 / total as f64
-    };
-    f
+    }
 }
 
 /// A file-name-safe version of `name`: lowercase letters, digits and dashes.

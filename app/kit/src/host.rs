@@ -20,6 +20,7 @@ use benchtop_compute::{CancelToken, ComputeError, Progress};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::cli::{BenchEntry, CommandEntry};
 use crate::panel::{
     DataTable, PaneView, Panel, PanelContext, PanelFigure, PanelKind, PanelType, ParamIssue,
 };
@@ -51,7 +52,7 @@ pub struct PanelDoc<P, V, H, R> {
 pub type DocOf<M> = PanelDoc<
     <M as PanelModel>::Params,
     <M as PanelModel>::View,
-    <M as PanelModel>::Headless,
+    <M as Tasks>::Headless,
     <M as PanelModel>::Results,
 >;
 
@@ -116,7 +117,7 @@ impl SweepCx<'_> {
 
 /// A panel, as its author writes it: parameters, tabs, computations, figures and engine
 /// calls. See ARCHITECTURE.md, "Adding a panel in an afternoon".
-pub trait PanelModel: Default + 'static {
+pub trait PanelModel: Tasks + Default + 'static {
     /// The parameters a user edits: the unit of undo and of sweeps.
     type Params: Declare
         + Clone
@@ -129,19 +130,22 @@ pub trait PanelModel: Default + 'static {
         + Sync;
     /// View settings that are saved but are not parameters (the tab shown, toggles).
     type View: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
-    /// What `benchtop run` computes (usually one flag per task).
-    type Headless: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
     /// Results kept in the project file (their arrays go to the sidecar).
     type Results: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
     /// The tabs.
     type Tab: Copy + PartialEq + 'static;
-    /// The computations the panel starts (from buttons, from parameter changes, headless).
-    type Task: Copy + Debug;
 
     /// The catalog entry.
     const KIND: PanelKind;
-    /// The tabs in order, with their labels.
+    /// The tabs in order, with their labels (write it and [`PanelModel::tab`] with
+    /// [`tabs!`](crate::tabs)).
     const TABS: &'static [(Self::Tab, &'static str)];
+
+    /// The `benchtop bench NAME` entries the panel owns (usually one, timing its engine).
+    const BENCHES: &'static [BenchEntry] = &[];
+
+    /// The `benchtop NAME …` subcommands the panel owns (e.g. `spectra`, `chem`, `reflect`).
+    const COMMANDS: &'static [CommandEntry] = &[];
 
     /// The tab `view` shows.
     fn tab(view: &mut Self::View) -> &mut Self::Tab;
@@ -167,30 +171,18 @@ pub trait PanelModel: Default + 'static {
     /// inputs changed.
     fn react(&mut self, _cx: &mut Cx<'_, Self>) {}
 
-    /// Starts `task` from the current parameters on `cx.runner`.
-    fn start(&mut self, task: Self::Task, cx: &mut Cx<'_, Self>);
-
-    /// The tasks `benchtop run` starts, in order, with their shares of the progress bar.
-    fn headless(&self, flags: &Self::Headless) -> Vec<(Self::Task, f64)>;
-
-    /// Whether `task` already holds a result: a panel whose tasks start by themselves (a live
-    /// run) says so, and opening a project then does not run them again (see
-    /// [`Panel::compute_missing`]). `false` (the default) runs every queued task.
-    fn has_result_for(&self, _task: Self::Task) -> bool {
-        false
+    /// The tasks `benchtop run` starts, in order, with their shares of the progress bar: by
+    /// default the flagged ones in declaration order, equal shares. Override it when a task
+    /// needs another's result first (e.g. a fit needs its data).
+    fn headless(&self, flags: &Self::Headless) -> Vec<(Self::Task, f64)> {
+        Self::flagged(flags)
     }
-
-    /// Every task, for "busy" (write both with [`tasks!`](crate::tasks)).
-    fn tasks(&self) -> Vec<&dyn TaskHandle>;
-
-    /// Every task, for polling.
-    fn tasks_mut(&mut self) -> Vec<&mut dyn TaskHandle>;
 
     /// Collects streamed updates and finished results (every frame, even when hidden, and
     /// after each task of a headless run). Override it to act on a result as it arrives
     /// (`task.poll_result()` is true then), e.g. to choose something in `params`.
     fn poll(&mut self, _params: &mut Self::Params) {
-        for task in self.tasks_mut() {
+        for task in self.slots_mut() {
             task.poll();
         }
     }
@@ -239,29 +231,139 @@ pub trait PanelModel: Default + 'static {
     }
 }
 
-/// `tasks!(self.a.task, self.b.task)` inside `impl PanelModel`: writes `tasks` and
-/// `tasks_mut` over the listed task fields.
+/// The computations a panel model starts (from buttons, from parameter changes, headless),
+/// declared once with [`panel_tasks!`](crate::panel_tasks): each task's name, its headless
+/// flag and default, the field that holds it (its state and result) and how it starts. From
+/// that come the task enum, the headless flags saved in the project, polling, "busy", the
+/// queue of a project opened with `compute_on_open`, and `benchtop run`.
+pub trait Tasks: Sized {
+    /// One variant per computation.
+    type Task: Copy + Debug + PartialEq + 'static;
+    /// What `benchtop run` computes: one flag per task, saved in the project file.
+    type Headless: Clone + PartialEq + Debug + Default + Serialize + DeserializeOwned;
+
+    /// Every task, in declaration order.
+    const ALL: &'static [Self::Task];
+
+    /// The field holding `task`.
+    fn slot(&self, task: Self::Task) -> &dyn TaskHandle;
+
+    /// Every task's field, in declaration order, for polling.
+    fn slots_mut(&mut self) -> Vec<&mut dyn TaskHandle>;
+
+    /// Every task's field, in declaration order, for "busy".
+    fn slots(&self) -> Vec<&dyn TaskHandle> {
+        Self::ALL.iter().map(|task| self.slot(*task)).collect()
+    }
+
+    /// Whether `task` already holds a result (a task the panel starts by itself may have one
+    /// before a queued start reaches it; it is then not run again).
+    fn has_result_for(&self, task: Self::Task) -> bool {
+        self.slot(task).has_result()
+    }
+
+    /// The tasks whose flag is set in `flags`, in declaration order, with equal shares.
+    fn flagged(flags: &Self::Headless) -> Vec<(Self::Task, f64)>;
+
+    /// Starts `task` from the current parameters on `cx.runner`.
+    fn start_task(&mut self, task: Self::Task, cx: &mut Cx<'_, Self>)
+    where
+        Self: PanelModel;
+}
+
+/// Declares a panel model's tasks once (see [`Tasks`]): writes the task enum, the headless
+/// flags (a struct of one `bool` per task, each field's default given) and the [`Tasks`] impl.
+///
+/// ```ignore
+/// benchtop_kit::panel_tasks! {
+///     /// The panel's computations.
+///     pub enum IsingTask for IsingModel;
+///     /// What `benchtop run` computes for this panel.
+///     pub struct HeadlessTasks;
+///     /// The live Monte Carlo run.
+///     MonteCarlo(monte_carlo = true): mc.task => |m, cx| m.mc.start(cx);
+///     /// Training the duality map.
+///     Duality(duality = true): duality.train => |m, cx| m.duality.start_training(cx);
+/// }
+/// ```
 #[macro_export]
-macro_rules! tasks {
-    ($($first:ident $(.$rest:ident)*),+ $(,)?) => {
-        fn tasks(&self) -> Vec<&dyn $crate::task::TaskHandle> {
-            vec![$(&self.$first $(.$rest)*),+]
+macro_rules! panel_tasks {
+    (
+        $(#[$enum_meta:meta])*
+        $enum_vis:vis enum $task:ident for $model:ty;
+        $(#[$flags_meta:meta])*
+        $flags_vis:vis struct $flags:ident;
+        $(
+            $(#[$meta:meta])*
+            $variant:ident($key:ident = $default:expr): $first:ident $(.$rest:ident)* => $start:expr;
+        )+
+    ) => {
+        $(#[$enum_meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $enum_vis enum $task {
+            $($(#[$meta])* $variant,)+
         }
 
-        fn tasks_mut(&mut self) -> Vec<&mut dyn $crate::task::TaskHandle> {
-            vec![$(&mut self.$first $(.$rest)*),+]
+        $(#[$flags_meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(default)]
+        $flags_vis struct $flags {
+            $($(#[$meta])* pub $key: bool,)+
+        }
+
+        impl ::std::default::Default for $flags {
+            fn default() -> Self {
+                Self { $($key: $default,)+ }
+            }
+        }
+
+        impl $crate::host::Tasks for $model {
+            type Task = $task;
+            type Headless = $flags;
+
+            const ALL: &'static [$task] = &[$($task::$variant,)+];
+
+            fn slot(&self, task: $task) -> &dyn $crate::task::TaskHandle {
+                match task {
+                    $($task::$variant => &self.$first $(.$rest)*,)+
+                }
+            }
+
+            fn slots_mut(&mut self) -> ::std::vec::Vec<&mut dyn $crate::task::TaskHandle> {
+                vec![$(&mut self.$first $(.$rest)*,)+]
+            }
+
+            fn flagged(flags: &$flags) -> ::std::vec::Vec<($task, f64)> {
+                let mut tasks = ::std::vec::Vec::new();
+                $(if flags.$key {
+                    tasks.push(($task::$variant, 1.0));
+                })+
+                tasks
+            }
+
+            fn start_task(&mut self, task: $task, cx: &mut $crate::host::Cx<'_, Self>) {
+                match task {
+                    $($task::$variant => {
+                        let start: fn(&mut $model, &mut $crate::host::Cx<'_, $model>) = $start;
+                        start(self, cx);
+                    })+
+                }
+            }
         }
     };
 }
 
-/// The tasks of `flags` that are set, each with an equal share of the progress bar (for
-/// [`PanelModel::headless`]).
-pub fn wanted<T>(flags: impl IntoIterator<Item = (bool, T)>) -> Vec<(T, f64)> {
-    flags
-        .into_iter()
-        .filter(|(set, _)| *set)
-        .map(|(_, task)| (task, 1.0))
-        .collect()
+/// `tabs!(Tab { A => "First", B => "Second" })` inside `impl PanelModel`: writes
+/// [`PanelModel::TABS`] and [`PanelModel::tab`] (the view's `tab` field).
+#[macro_export]
+macro_rules! tabs {
+    ($tab:ident { $($variant:ident => $label:expr),+ $(,)? }) => {
+        const TABS: &'static [($tab, &'static str)] = &[$(($tab::$variant, $label),)+];
+
+        fn tab(view: &mut Self::View) -> &mut $tab {
+            &mut view.tab
+        }
+    };
 }
 
 /// What was saved last, to tell whether the panel has changed since.
@@ -276,12 +378,12 @@ struct SavedMark<P> {
 pub struct Host<M: PanelModel> {
     params: M::Params,
     view: M::View,
-    headless: M::Headless,
+    headless: <M as Tasks>::Headless,
     pane_view: PaneView,
     history: UndoHistory<M::Params>,
     /// Edits of the parameters by the user (undo steps recorded, undone or redone).
     edits: u64,
-    /// Per task (in [`PanelModel::tasks`] order): whether its current or last run was started
+    /// Per task (in [`Tasks::ALL`] order): whether its current or last run was started
     /// by the user (a button) rather than by the panel itself (`react`).
     user_started: Vec<bool>,
     /// Results delivered by runs the user started.
@@ -294,7 +396,7 @@ pub struct Host<M: PanelModel> {
     /// save (their sidecar files are carried along) until the model has results of its own.
     unrestored: Option<(M::Results, String)>,
     /// Tasks to start one after another in the window ([`Panel::compute_missing`]).
-    queued: std::collections::VecDeque<M::Task>,
+    queued: std::collections::VecDeque<<M as Tasks>::Task>,
     model: M,
 }
 
@@ -408,7 +510,7 @@ impl<M: PanelModel> Panel for Host<M> {
     fn compute_missing(&mut self) {
         // A task the panel started by itself may already run; it is skipped once it has
         // its result (`has_result_for`).
-        if self.model.tasks().iter().all(|task| !task.has_result()) {
+        if self.model.slots().iter().all(|task| !task.has_result()) {
             self.queued = self
                 .model
                 .headless(&self.headless)
@@ -443,7 +545,7 @@ impl<M: PanelModel> Panel for Host<M> {
         // The next queued task once the previous one is done (each may need the one before,
         // e.g. a fit needs the data); started by the panel, so no change of the user's.
         let mut next = None;
-        if !self.model.tasks().iter().any(|task| task.is_busy()) {
+        if !self.model.slots().iter().any(|task| task.is_busy()) {
             while let Some(task) = self.queued.pop_front() {
                 if !self.model.has_result_for(task) {
                     next = Some(task);
@@ -458,7 +560,7 @@ impl<M: PanelModel> Panel for Host<M> {
         }
         let (model, mut cx) = self.cx(runner, context.shared_gpu, context.render_state);
         if let Some(task) = next {
-            model.start(task, &mut cx);
+            model.start_task(task, &mut cx);
         }
         let before = busy_tasks(model);
         model.tab_ui(tab, ui, &mut cx);
@@ -498,7 +600,7 @@ impl<M: PanelModel> Panel for Host<M> {
     }
 
     fn is_busy(&self) -> bool {
-        self.model.tasks().iter().any(|task| task.is_busy())
+        self.model.slots().iter().any(|task| task.is_busy())
     }
 
     fn save(&self, sidecar: Option<&Sidecar>) -> anyhow::Result<Box<dyn Any>> {
@@ -573,7 +675,7 @@ impl<M: PanelModel> Panel for Host<M> {
                 failure: &failure,
             };
             let (model, mut cx) = self.cx(runner, false, None);
-            model.start(task, &mut cx);
+            model.start_task(task, &mut cx);
             self.model.poll(&mut self.params);
             if let Some(error) = failure.into_inner() {
                 return Err(error.into());
@@ -662,6 +764,8 @@ impl<M: PanelModel> PanelType for Host<M> {
     type State = DocOf<M>;
 
     const KIND: PanelKind = M::KIND;
+    const BENCHES: &'static [BenchEntry] = M::BENCHES;
+    const COMMANDS: &'static [CommandEntry] = M::COMMANDS;
 
     fn create() -> Self {
         Self::new(DocOf::<M>::default())
@@ -685,15 +789,15 @@ impl<M: PanelModel> PanelType for Host<M> {
     }
 }
 
-/// Whether each task of `model` is running, in [`PanelModel::tasks`] order.
+/// Whether each task of `model` is running, in [`Tasks::ALL`] order.
 fn busy_tasks<M: PanelModel>(model: &M) -> Vec<bool> {
-    model.tasks().iter().map(|task| task.is_busy()).collect()
+    model.slots().iter().map(|task| task.is_busy()).collect()
 }
 
-/// How many results each task of `model` has received, in [`PanelModel::tasks`] order.
+/// How many results each task of `model` has received, in [`Tasks::ALL`] order.
 fn results_received<M: PanelModel>(model: &M) -> Vec<u64> {
     model
-        .tasks()
+        .slots()
         .iter()
         .map(|task| task.results_received())
         .collect()
@@ -728,10 +832,7 @@ impl<M: PanelModel> SweepEvaluator for Evaluator<M> {
                 .map_err(|why| ComputeError::invalid(key, why))?;
             if param.seed {
                 // The declared seed, swept: the point's value is the seed.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                {
-                    seed = value.round().max(0.0) as u64;
-                }
+                seed = value.round().max(0.0) as u64;
             }
         }
         let cx = SweepCx {
@@ -796,13 +897,29 @@ mod tests {
         }
     }
 
+    crate::panel_tasks! {
+        /// The test model's one computation.
+        enum ProductTask for Product;
+        /// What a headless run computes.
+        struct Headless;
+        /// The product.
+        Multiply(multiply = true): task => |model, cx| model.start_product(cx);
+    }
+
+    impl Product {
+        fn start_product(&mut self, cx: &mut Cx<'_, Self>) {
+            let params = cx.params.clone();
+            self.task.start(&cx.runner, params.clone(), move |_| {
+                Ok(params.factor * params.seed)
+            });
+        }
+    }
+
     impl PanelModel for Product {
         type Params = Params;
         type View = View;
-        type Headless = bool;
         type Results = Results;
         type Tab = Tab;
-        type Task = ();
 
         const KIND: PanelKind = PanelKind {
             id: "product",
@@ -816,11 +933,7 @@ mod tests {
                 link: "",
             },
         };
-        const TABS: &'static [(Tab, &'static str)] = &[(Tab::Only, "Only")];
-
-        fn tab(view: &mut View) -> &mut Tab {
-            &mut view.tab
-        }
+        crate::tabs!(Tab { Only => "Only" });
 
         fn restore(
             results: &Results,
@@ -842,19 +955,6 @@ mod tests {
         }
 
         fn tab_ui(&mut self, _: Tab, _: &mut egui::Ui, _: &mut Cx<'_, Self>) {}
-
-        fn start(&mut self, (): (), cx: &mut Cx<'_, Self>) {
-            let params = cx.params.clone();
-            self.task.start(&cx.runner, params.clone(), move |_| {
-                Ok(params.factor * params.seed)
-            });
-        }
-
-        fn headless(&self, run: &bool) -> Vec<((), f64)> {
-            wanted([(*run, ())])
-        }
-
-        crate::tasks!(task);
 
         fn validate(_: &Params) -> Vec<ParamIssue> {
             Vec::new()
@@ -884,7 +984,6 @@ mod tests {
             _: &Progress,
             _: &CancelToken,
         ) -> Result<BTreeMap<String, f64>, ComputeError> {
-            #[allow(clippy::cast_precision_loss)]
             let product = (params.factor * seed) as f64;
             Ok(BTreeMap::from([("product".to_owned(), product)]))
         }
@@ -894,7 +993,7 @@ mod tests {
         PanelDoc {
             params: Params { factor, seed: 3 },
             view: View::default(),
-            headless: true,
+            headless: Headless { multiply: true },
             results: Results { product },
             pane_view: PaneView::Panel,
         }

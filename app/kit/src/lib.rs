@@ -2,6 +2,7 @@
 //!
 //! - [`panel`]: the [`Panel`](panel::Panel) trait the shell drives, the catalog entry
 //!   ([`PanelKind`](panel::PanelKind)), figures and tables a panel exports.
+//! - [`cli`]: what a panel adds to the command line (its `bench` entries and subcommands).
 //! - [`data`]: a tab's data made or read from its parameters, kept with the project.
 //! - [`figure`]: one figure model drawn on screen (egui) and to SVG, PNG and PDF with
 //!   provenance.
@@ -12,6 +13,7 @@
 //! - [`file_dialog`]: the system's file dialog when it works, else Benchtop's own.
 //! - [`undo`], [`widgets`]: per-panel undo history and small shared widgets.
 
+pub mod cli;
 pub mod data;
 pub mod export;
 pub mod figure;
@@ -26,3 +28,7 @@ pub mod sweep;
 pub mod task;
 pub mod undo;
 pub mod widgets;
+
+/// The shared compute infrastructure (progress, cancel, seeded RNG, devices, errors), for the
+/// binary and panels that reach it through the kit.
+pub use benchtop_compute as compute;

@@ -93,6 +93,12 @@ pub trait PanelType: Panel + Sized + 'static {
     /// The catalog entry.
     const KIND: PanelKind;
 
+    /// The `benchtop bench NAME` entries of this kind.
+    const BENCHES: &'static [crate::cli::BenchEntry] = &[];
+
+    /// The `benchtop NAME …` subcommands of this kind.
+    const COMMANDS: &'static [crate::cli::CommandEntry] = &[];
+
     /// Rebuilds a panel from its saved state; arrays are read from `sidecar` when given.
     fn restore(state: Self::State, sidecar: Option<&Sidecar>) -> anyhow::Result<Self>;
 

@@ -50,7 +50,6 @@ impl Numeric for f32 {
         f64::from(self)
     }
 
-    #[allow(clippy::cast_possible_truncation)]
     fn from_f64(value: f64) -> Self {
         value as f32
     }
@@ -63,29 +62,21 @@ macro_rules! count_numeric {
     ($($t:ty),*) => {$(
         impl Numeric for $t {
             const INTEGER: bool = true;
-            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
             const LOWEST: f64 = if (<$t>::MIN as f64) < -EXACT_IN_F64 {
                 -EXACT_IN_F64
             } else {
                 <$t>::MIN as f64
             };
-            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
             const HIGHEST: f64 = if (<$t>::MAX as f64) > EXACT_IN_F64 {
                 EXACT_IN_F64
             } else {
                 <$t>::MAX as f64
             };
 
-            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
             fn to_f64(self) -> f64 {
                 self as f64
             }
 
-            #[allow(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                clippy::cast_precision_loss
-            )]
             fn from_f64(value: f64) -> Self {
                 // `as` saturates at the type's limits and maps NaN to 0.
                 value.round() as $t

@@ -41,7 +41,6 @@ pub const CANCELLED_NOTE: &str = "Cancelled: the run was stopped before it finis
 /// A running job's progress bar (its message and the time left) and a stop button labelled
 /// `stop`; true when it was clicked.
 pub fn job_progress(ui: &mut egui::Ui, info: &crate::jobs::JobInfo, stop: &str) -> bool {
-    #[allow(clippy::cast_possible_truncation)]
     let fraction = info.progress.fraction() as f32;
     let left = info
         .eta()

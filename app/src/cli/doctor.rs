@@ -1,6 +1,6 @@
 //! `benchtop doctor`: what this machine offers Benchtop.
 
-use benchtop_compute::backends::BackendReport;
+use benchtop_kit::compute::backends::BackendReport;
 use serde::Serialize;
 
 /// One wgpu adapter as enumerated.

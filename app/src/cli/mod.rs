@@ -17,15 +17,14 @@
 //! - `benchtop doctor` lists the compute backends and system libraries in use.
 
 pub mod bench;
-pub mod chem;
 pub mod doctor;
 pub mod params;
-pub mod reflect;
 pub mod run;
-pub mod spectra;
 pub mod sweep;
 
 use std::path::PathBuf;
+
+use std::fmt::Write as _;
 
 use clap::{Parser, Subcommand};
 
@@ -103,67 +102,11 @@ pub enum CliCommand {
     },
     /// Benchmark an engine; prints exactly one JSON object on stdout.
     Bench {
-        /// The engine: `ising`, `sht`, `findr`, `neurotree` or `molstitch`.
+        /// The engine (`benchtop --help` lists them): `ising`, `sht`, `findr`, `hymn`, ….
         engine: String,
         /// Engine options, e.g. `--size 1024 --beta 0.44 --sweeps 200 --backend cpu`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         options: Vec<String>,
-    },
-    /// Power spectrum of one field of a NetCDF or NPY file, as CSV (`k,wavelength_km,psd`).
-    Spectra {
-        /// The NetCDF (`.nc`) or NumPy (`.npy`, latitude × longitude, north pole first) file.
-        file: PathBuf,
-        /// NetCDF variable (default: the only variable with latitude and longitude).
-        #[arg(long = "var")]
-        variable: Option<String>,
-        /// Index along the time dimension.
-        #[arg(long, default_value_t = 0)]
-        time: usize,
-        /// Index along the vertical-level dimension.
-        #[arg(long, default_value_t = 0)]
-        level: usize,
-        /// The grid: equiangular (both poles included), gauss, or auto (detected).
-        #[arg(long, default_value = "auto")]
-        grid: String,
-        /// Largest total wavenumber (default: the most the grid resolves).
-        #[arg(long)]
-        lmax: Option<usize>,
-        /// Where to write the CSV.
-        #[arg(long)]
-        csv: PathBuf,
-    },
-    /// Play Reflection-Bench sessions with one agent; prints one JSON object with the scores.
-    Reflect {
-        /// The agent: oracle, random, wsls, q_learning, bayesian, pattern, pattern_K or llm.
-        #[arg(long, default_value = "oracle")]
-        agent: String,
-        /// The task: oddball, n_back, reversal, wcst, weather, iowa, meta_bandit, or all.
-        #[arg(long, default_value = "all")]
-        task: String,
-        /// Sessions per task (0: the paper's, 3 for oddball and 2 otherwise).
-        #[arg(long, default_value_t = 0)]
-        sessions: usize,
-        /// Seed of the environments and the agent.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// OpenAI-compatible endpoint (http://…/v1) of a language model; implies --agent llm.
-        #[arg(long)]
-        endpoint: Option<String>,
-        /// The model name sent to the endpoint.
-        #[arg(long)]
-        model: Option<String>,
-        /// The model's output strategy: free, direct or cot.
-        #[arg(long, default_value = "free")]
-        strategy: String,
-        /// Write the transcript (the model's exchanges, or a scripted agent's trial records).
-        #[arg(long)]
-        transcript: Option<PathBuf>,
-    },
-    /// Chemistry utilities (RDKit).
-    Chem {
-        /// What to compute.
-        #[command(subcommand)]
-        command: ChemCommand,
     },
     /// List the compute backends found and the system libraries in use.
     Doctor {
@@ -171,18 +114,38 @@ pub enum CliCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A panel's own subcommand (`benchtop --help` lists them): the name and its arguments.
+    #[command(external_subcommand)]
+    Panel(Vec<String>),
 }
 
-/// The `benchtop chem` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum ChemCommand {
-    /// MW, Crippen logP, TPSA, QED and SA of every molecule, as CSV
-    /// (`smiles,mw,logp,tpsa,qed,sa,error`; `error` is empty unless the SMILES is invalid).
-    Props {
-        /// A `.smi` file, or a CSV with a `smiles` column.
-        input: PathBuf,
-        /// Where to write the CSV.
-        #[arg(long)]
-        out: PathBuf,
-    },
+/// Runs a panel's own subcommand: `words[0]` names it, the rest are its arguments.
+pub fn panel_command(words: &[String]) -> anyhow::Result<()> {
+    let (name, args) = words
+        .split_first()
+        .ok_or_else(|| anyhow::anyhow!("no subcommand given"))?;
+    let commands = crate::catalog::commands();
+    let command = commands
+        .iter()
+        .find(|command| command.name == name.as_str())
+        .ok_or_else(|| {
+            let mut names = vec!["open", "run", "sweep", "params", "bench", "doctor"];
+            names.extend(commands.iter().map(|command| command.name));
+            anyhow::anyhow!(
+                "unknown subcommand `{name}`; available: {}",
+                names.join(", ")
+            )
+        })?;
+    (command.run)(args)
+}
+
+/// The panels' own subcommands and the benchmarks, for the end of `benchtop --help`.
+pub fn panel_help() -> String {
+    let mut text = String::from("Panel commands:\n");
+    for command in crate::catalog::commands() {
+        let _ = writeln!(text, "  {:<14}{}", command.name, command.about);
+    }
+    text.push_str("\nBenchmarks (`benchtop bench NAME --help` for the options):\n");
+    text.push_str(&bench::listing());
+    text
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use benchtop_compute::{CancelToken, Progress};
+use benchtop_kit::compute::{CancelToken, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use benchtop_kit::figure::ExportFormat;
@@ -41,7 +41,6 @@ fn with_progress_bar<T>(label: &str, work: impl FnOnce(&Progress) -> T) -> T {
     let result = std::thread::scope(|scope| {
         scope.spawn(|| {
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 bar.set_position((progress.fraction() * 1000.0) as u64);
                 bar.set_message(progress.message());
                 std::thread::sleep(Duration::from_millis(100));

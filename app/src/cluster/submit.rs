@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use benchtop_compute::rng::derive_seed;
+use benchtop_kit::compute::rng::derive_seed;
 use benchtop_kit::sweep::missing_points;
 
 use super::folder::{self, JobFolder, Manifest, RunWork, SweepWork, Work};

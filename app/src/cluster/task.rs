@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use benchtop_compute::{CancelToken, Progress};
+use benchtop_kit::compute::{CancelToken, Progress};
 use benchtop_kit::project::write_atomic;
 use benchtop_kit::sweep::evaluate_point;
 

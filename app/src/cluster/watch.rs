@@ -395,7 +395,7 @@ impl ClusterWatch {
 fn start_action(
     sweep: &mut SweepCluster,
     action: Action,
-    spawned: Result<ActionJob, benchtop_compute::ComputeError>,
+    spawned: Result<ActionJob, benchtop_kit::compute::ComputeError>,
 ) {
     match spawned {
         Ok(job) => {

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use benchtop_compute::backends::BackendReport;
+use benchtop_kit::compute::backends::BackendReport;
 
 use crate::commands::Command;
 use crate::session::Session;
@@ -125,7 +125,7 @@ impl BenchtopApp {
     /// preferences and opens `open` (else the last project, else the tour).
     pub fn from_creation_context(cc: &eframe::CreationContext<'_>, open: Option<PathBuf>) -> Self {
         let shared_gpu = cc.wgpu_render_state.as_ref().is_some_and(|state| {
-            benchtop_compute::gpu::install(
+            benchtop_kit::compute::gpu::install(
                 state.device.clone(),
                 state.queue.clone(),
                 state.adapter.get_info(),

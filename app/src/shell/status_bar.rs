@@ -48,7 +48,6 @@ impl BenchtopApp {
                     .eta()
                     .map(|d| format!("{:.0} s left, ", d.as_secs_f64()))
                     .unwrap_or_default();
-                #[allow(clippy::cast_possible_truncation)]
                 let fraction = job.progress.fraction() as f32;
                 ui.add(
                     egui::ProgressBar::new(fraction)

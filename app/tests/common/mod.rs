@@ -22,7 +22,7 @@ pub fn harness(session: Session) -> Harness<'static, BenchtopApp> {
 /// A harness that renders with wgpu (for image snapshots), or `None` (with a note) when no
 /// adapter exists and `BENCHTOP_REQUIRE_GPU` is unset.
 pub fn rendering_harness(session: Session) -> Option<Harness<'static, BenchtopApp>> {
-    benchtop_compute::gpu::context_or_skip("rendering harness")?;
+    benchtop_kit::compute::gpu::context_or_skip("rendering harness")?;
     Some(
         Harness::builder()
             .with_size(WINDOW)
@@ -178,6 +178,28 @@ pub fn small_ising_session() -> Session {
         ))))],
     )";
     session_from(text, "small.ron")
+}
+
+/// A session named `name` with one FINDR panel on a tiny synthetic set (40 trials of 12
+/// neurons) and a tiny model, with `train` as its training settings and `extra` (e.g. a
+/// `selection: (…)`) added to its parameters.
+pub fn small_findr_session(train: &str, extra: &str, name: &str) -> Session {
+    let text = format!(
+        r"(
+        format_version: 1,
+        panels: [(id: (1), state: Findr((params: (
+            data: (synthetic: (n_trials: 40, n_neurons: 12, min_bins: 20, max_bins: 30)),
+            fit: (
+                baseline: (within_trial_bases: [4], ridges: [1e-2]),
+                model: (flow_width: 8, encoder_hidden: 8),
+                train: {train},
+                analysis: (grid_size: 7, fixed_points: (starts_per_axis: 4)),
+            ),
+            {extra}
+        ))))],
+    )"
+    );
+    session_from(&text, name)
 }
 
 /// The folder holding the arrays of the saved project at `path` (the sidecar folder it names).

@@ -216,17 +216,17 @@ fn fuzz_npy_and_sidecar_arrays() {
     let scratch = Scratch::new();
     let sidecar = benchtop_kit::project::Sidecar::new(scratch.path());
     fuzz("npy", &seeds, iterations(600), |bytes| {
-        let _ = benchtop_compute::npy::read_npy_f64(bytes);
+        let _ = benchtop_kit::compute::npy::read_npy_f64(bytes);
         scratch.write("a.npy", bytes);
         let _ = sidecar.read_f64("a.npy");
         let _ = sidecar.read_i8("a.npy");
-        let _ = benchtop_spectra::data::load_npy(
+        let _ = benchtop_panel_spectra::engine::data::load_npy(
             &scratch.path().join("a.npy"),
-            &benchtop_spectra::data::LoadOptions::default(),
+            &benchtop_panel_spectra::engine::data::LoadOptions::default(),
         );
-        let _ = benchtop_neurotree::load::load_series(
+        let _ = benchtop_panel_neurotree::engine::load::load_series(
             &scratch.path().join("a.npy"),
-            benchtop_neurotree::load::TimeAxis::default(),
+            benchtop_panel_neurotree::engine::load::TimeAxis::default(),
         );
     });
 }
@@ -234,25 +234,25 @@ fn fuzz_npy_and_sidecar_arrays() {
 #[test]
 fn fuzz_npz_trial_archives() {
     let scratch = Scratch::new();
-    let set = benchtop_findr::synthetic::generate(
-        &benchtop_findr::synthetic::SyntheticParams {
+    let set = benchtop_panel_findr::engine::synthetic::generate(
+        &benchtop_panel_findr::engine::synthetic::SyntheticParams {
             n_trials: 3,
             n_neurons: 4,
             min_bins: 5,
             max_bins: 6,
-            ..benchtop_findr::synthetic::SyntheticParams::default()
+            ..benchtop_panel_findr::engine::synthetic::SyntheticParams::default()
         },
         1,
-        &benchtop_compute::Progress::new(),
-        &benchtop_compute::CancelToken::new(),
+        &benchtop_kit::compute::Progress::new(),
+        &benchtop_kit::compute::CancelToken::new(),
     )
     .expect("generates");
     let path = scratch.path().join("seed.npz");
-    benchtop_findr::load::save_npz(&set.trials, &path).expect("saves");
+    benchtop_panel_findr::engine::load::save_npz(&set.trials, &path).expect("saves");
     let seeds = vec![std::fs::read(&path).expect("readable")];
     fuzz("npz", &seeds, iterations(300), |bytes| {
         let path = scratch.write("a.npz", bytes);
-        let _ = benchtop_findr::load::load_trials(&path, 0.01);
+        let _ = benchtop_panel_findr::engine::load::load_trials(&path, 0.01);
     });
 }
 
@@ -265,9 +265,9 @@ fn fuzz_csv_smiles_and_sdf_molecule_sets() {
     ];
     fuzz("molecules", &seeds, iterations(300), |bytes| {
         let text = String::from_utf8_lossy(bytes);
-        let _ = benchtop_molstitch::offline::read_csv(&text, "fuzz.csv");
-        let _ = benchtop_molstitch::offline::read_smi(&text, "fuzz.smi");
-        let _ = benchtop_molstitch::offline::read_sdf(&text, "fuzz.sdf");
+        let _ = benchtop_panel_molstitch::chem::offline::read_csv(&text, "fuzz.csv");
+        let _ = benchtop_panel_molstitch::chem::offline::read_smi(&text, "fuzz.smi");
+        let _ = benchtop_panel_molstitch::chem::offline::read_sdf(&text, "fuzz.sdf");
     });
 }
 
@@ -284,9 +284,9 @@ fn fuzz_mat_files() {
     let scratch = Scratch::new();
     fuzz("mat", &seeds, iterations(60), |bytes| {
         let path = scratch.write("a.mat", bytes);
-        let _ = benchtop_neurotree::load::load_series(
+        let _ = benchtop_panel_neurotree::engine::load::load_series(
             &path,
-            benchtop_neurotree::load::TimeAxis::default(),
+            benchtop_panel_neurotree::engine::load::TimeAxis::default(),
         );
     });
 }
@@ -297,9 +297,9 @@ fn fuzz_netcdf_files() {
     let scratch = Scratch::new();
     fuzz("netcdf", &seeds, iterations(40), |bytes| {
         let path = scratch.write("a.nc", bytes);
-        let _ = benchtop_spectra::data::load_field(
+        let _ = benchtop_panel_spectra::engine::data::load_field(
             &path,
-            &benchtop_spectra::data::LoadOptions::default(),
+            &benchtop_panel_spectra::engine::data::LoadOptions::default(),
         );
     });
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use benchtop::session::Session;
-use benchtop_compute::{CancelToken, Progress};
+use benchtop_kit::compute::{CancelToken, Progress};
 use benchtop_kit::project::TEMPORARY_PREFIX;
 
 use crate::common::{self, benchtop};

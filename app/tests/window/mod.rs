@@ -311,19 +311,10 @@ fn opening_projects_and_switching_tabs_is_no_change_but_an_edit_is() {
 
 #[test]
 fn a_run_the_user_starts_is_a_change_and_a_stopped_one_says_cancelled() {
-    let text = r"(
-        format_version: 1,
-        panels: [(id: (1), state: Findr((params: (
-            data: (synthetic: (n_trials: 40, n_neurons: 12, min_bins: 20, max_bins: 30)),
-            fit: (
-                baseline: (within_trial_bases: [4], ridges: [1e-2]),
-                model: (flow_width: 8, encoder_hidden: 8),
-                train: (max_epochs: 5000, batch_trials: 10),
-            ),
-        ))))],
-    )";
+    let session =
+        common::small_findr_session("(max_epochs: 5000, batch_trials: 10)", "", "findr.ron");
     let dir = tempfile::tempdir().expect("temporary folder");
-    let mut harness = window(common::session_from(text, "findr.ron"));
+    let mut harness = window(session);
     click(&mut harness, "Generate synthetic data");
     common::run_until_idle(&mut harness, Duration::from_secs(120));
     assert!(harness.state().is_dirty(), "new data is a new result");

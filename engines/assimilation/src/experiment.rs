@@ -24,11 +24,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{Lorenz96, System, integrate, trajectory};
 use crate::ks::Ks;
-use crate::lbfgs::LbfgsOptions;
 use crate::linalg;
 use crate::observe::Observer;
 use crate::tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};
 use crate::variational::Variational;
+use benchtop_learn::lbfgs::LbfgsOptions;
 
 /// The dynamical system of an experiment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -353,13 +353,11 @@ fn initial_state<R: Rng>(params: &AssimParams, r: &mut R) -> Vec<f64> {
                 .collect();
             (0..params.dim)
                 .map(|j| {
-                    #[allow(clippy::cast_precision_loss)]
                     let phase = std::f64::consts::TAU * j as f64 / params.dim as f64;
                     amplitudes
                         .iter()
                         .enumerate()
                         .map(|(m, (a, b))| {
-                            #[allow(clippy::cast_precision_loss)]
                             let arg = (m + 1) as f64 * phase;
                             a * arg.cos() + b * arg.sin()
                         })
@@ -375,7 +373,6 @@ fn initial_state<R: Rng>(params: &AssimParams, r: &mut R) -> Vec<f64> {
 fn spin_up_steps(params: &AssimParams) -> usize {
     match params.system {
         SystemKind::Lorenz96 => 1000,
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         SystemKind::KuramotoSivashinsky => (150.0 / params.dt).ceil() as usize,
     }
 }
@@ -399,7 +396,6 @@ pub fn background_precision(
 }
 
 fn nrmse(a: &[f64], b: &[f64], range: f64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let n = a.len().max(1) as f64;
     (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / n).sqrt() / range
 }
@@ -417,7 +413,6 @@ fn method_run(
         .zip(&data.truth)
         .map(|(e, t)| nrmse(e, t, range))
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let last = &nrmse[nrmse.len().saturating_sub(window)..];
     MethodRun {
@@ -549,7 +544,6 @@ pub fn run_on_live(
                     threed: &[Vec<f64>],
                     seconds: &[f64; 3],
                     done: usize| {
-        #[allow(clippy::cast_precision_loss)]
         let per = |s: f64| s * 1e3 / done.max(1) as f64;
         AssimResult {
             truth: data.truth[..tv.len()].to_vec(),
@@ -595,7 +589,6 @@ pub fn run_on_live(
     };
     for w in 0..params.windows {
         check(cancel)?;
-        #[allow(clippy::cast_precision_loss)]
         progress.set(
             w as f64 / params.windows as f64,
             format!("window {}/{}", w + 1, params.windows),

@@ -184,7 +184,6 @@ impl Decoder {
         let knc = gaussian_kernel(z, &zc, length);
         let kcc = gaussian_kernel(&zc, &zc, length);
         let mut a = knc.tr_mul(&knc);
-        #[allow(clippy::cast_precision_loss)]
         let scale = n as f64;
         a += &kcc * (lambda * scale);
         for i in 0..c {

@@ -57,7 +57,6 @@ impl RealFft {
             buf[n - j] = v[j].conj();
         }
         self.inverse.process(&mut buf);
-        #[allow(clippy::cast_precision_loss)]
         let scale = 1.0 / n as f64;
         buf.iter().map(|c| c.re * scale).collect()
     }
@@ -89,7 +88,6 @@ impl Coefficients {
             f2: vec![0.0; m],
             f3: vec![0.0; m],
         };
-        #[allow(clippy::cast_precision_loss)]
         let points = CONTOUR_POINTS as f64;
         for (k, &l) in linear.iter().enumerate() {
             let hl = h * l;
@@ -97,7 +95,6 @@ impl Coefficients {
             c.e2[k] = (0.5 * hl).exp();
             let (mut q, mut f1, mut f2, mut f3) = (0.0, 0.0, 0.0, 0.0);
             for j in 1..=CONTOUR_POINTS {
-                #[allow(clippy::cast_precision_loss)]
                 let angle = std::f64::consts::PI * (j as f64 - 0.5) / points;
                 let r = C::new(hl, 0.0) + C::from_polar(1.0, angle);
                 let er = r.exp();
@@ -184,7 +181,6 @@ impl Ks {
         );
         assert!(length > 0.0 && dt > 0.0, "KS needs L > 0 and dt > 0");
         let m = n / 2 + 1;
-        #[allow(clippy::cast_precision_loss)]
         let wavenumber = |j: usize| std::f64::consts::TAU * j as f64 / length;
         let linear: Vec<f64> = (0..m)
             .map(|j| {
@@ -221,9 +217,7 @@ impl Ks {
 
     /// The grid points x_j = jL/N.
     pub fn grid(&self) -> Vec<f64> {
-        #[allow(clippy::cast_precision_loss)]
         let dx = self.length / self.n as f64;
-        #[allow(clippy::cast_precision_loss)]
         (0..self.n).map(|j| j as f64 * dx).collect()
     }
 
@@ -388,7 +382,6 @@ impl Ks {
                     // The Nyquist mode of a real field cannot carry a phase.
                     C::new(0.0, 0.0)
                 } else {
-                    #[allow(clippy::cast_precision_loss)]
                     let k = std::f64::consts::TAU * j as f64 / self.length;
                     a * C::from_polar(1.0, -k * shift)
                 }

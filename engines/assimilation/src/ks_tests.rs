@@ -31,7 +31,6 @@ fn smooth_field(ks: &Ks, modes: usize, seed: u64) -> Vec<f64> {
             amps.iter()
                 .enumerate()
                 .map(|(m, (a, b))| {
-                    #[allow(clippy::cast_precision_loss)]
                     let k = std::f64::consts::TAU * (m + 1) as f64 / ks.length;
                     (a * (k * x).cos() + b * (k * x).sin()) / (m + 1) as f64
                 })
@@ -66,7 +65,6 @@ fn assim_ks_linear_part_is_integrated_exactly() {
         let ks = Ks::with_nonlinearity(n, length, h, 0.0);
         for mode in [1_usize, 3, 5] {
             let x = ks.grid();
-            #[allow(clippy::cast_precision_loss)]
             let k = std::f64::consts::TAU * mode as f64 / length;
             let mut u: Vec<f64> = x
                 .iter()
@@ -74,7 +72,6 @@ fn assim_ks_linear_part_is_integrated_exactly() {
                 .collect();
             let steps = 8;
             integrate(&ks, &mut u, h, steps);
-            #[allow(clippy::cast_precision_loss)]
             let t = h * steps as f64;
             let g = ((k * k - k * k * k * k) * t).exp();
             assert!((ks.growth_rate(mode) - (k * k - k.powi(4))).abs() < 1e-12);
@@ -153,7 +150,6 @@ fn assim_ks_etdrk4_converges_at_fourth_order() {
     let solve = |h: f64| {
         let ks = Ks::new(128, L, h);
         let mut u = u0.clone();
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let steps = (t / h).round() as usize;
         integrate(&ks, &mut u, h, steps);
         u
@@ -224,7 +220,6 @@ fn assim_ks_4dvar_gradient_matches_finite_differences() {
             .collect();
         let b_inv = DMatrix::from_fn(n, n, |i, j| {
             let d = i.abs_diff(j).min(n - i.abs_diff(j));
-            #[allow(clippy::cast_precision_loss)]
             let v = (-(d as f64) / 3.0).exp();
             if i == j { 2.0 } else { 0.3 * v }
         });

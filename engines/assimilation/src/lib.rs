@@ -4,7 +4,7 @@
 //! * [`dynamics`]: Lorenz-96, RK4 and its tangent-linear and adjoint; the discrete [`dynamics::Model`].
 //! * [`ks`]: Kuramoto–Sivashinsky by ETDRK4, its tangent-linear and adjoint.
 //! * [`observe`]: the paper's 5·arctan(0.1x) observation of a fraction of components.
-//! * [`lbfgs`]: a small L-BFGS.
+//! * L-BFGS is the shared one of `benchtop_learn::lbfgs`.
 //! * [`variational`]: strong-constraint 4D-Var (adjoint gradient) and 3D-Var on the true model.
 //! * [`features`]: random Fourier features + PCA and the kernel ridge pre-image.
 //! * [`tensorvar`]: the CME operators, precisions and pseudo-observations.
@@ -18,7 +18,6 @@ pub mod dynamics;
 pub mod experiment;
 pub mod features;
 pub mod ks;
-pub mod lbfgs;
 pub mod linalg;
 pub mod observe;
 pub mod tensorvar;

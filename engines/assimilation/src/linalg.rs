@@ -5,7 +5,6 @@ use nalgebra::{DMatrix, DVector};
 
 /// Column means and the (biased, 1/n) covariance of the rows of `x`.
 pub fn mean_and_covariance(x: &DMatrix<f64>) -> (DVector<f64>, DMatrix<f64>) {
-    #[allow(clippy::cast_precision_loss)]
     let n = x.nrows().max(1) as f64;
     let mean = x.row_sum().transpose() / n;
     let mut centred = x.clone();
@@ -40,7 +39,6 @@ pub fn precision_from_covariance(
     jitter: f64,
 ) -> Result<DMatrix<f64>, ComputeError> {
     let n = m.nrows();
-    #[allow(clippy::cast_precision_loss)]
     let scale = (m.trace() / n.max(1) as f64).max(1e-300);
     let mut a = m.clone();
     for i in 0..n {

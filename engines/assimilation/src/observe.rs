@@ -18,11 +18,6 @@ impl Observer {
     /// Observes `round(fraction·dim)` components (at least one) chosen at random, increasing;
     /// `fraction` 1 observes every component.
     pub fn random<R: Rng + ?Sized>(dim: usize, fraction: f64, arctan: bool, rng: &mut R) -> Self {
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            clippy::cast_precision_loss
-        )]
         let count = ((fraction * dim as f64).round() as usize).clamp(1, dim);
         let mut all: Vec<usize> = (0..dim).collect();
         all.shuffle(rng);

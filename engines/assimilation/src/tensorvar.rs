@@ -168,7 +168,6 @@ impl TensorVarModel {
         };
         let z = features.encode_rows(&x);
         let k = z.ncols();
-        #[allow(clippy::cast_precision_loss)]
         let nf = n as f64;
 
         // Forward CME.

@@ -7,11 +7,11 @@ use rand_distr::StandardNormal;
 
 use crate::dynamics::{Dynamics, Lorenz96, integrate, rk4_adjoint, rk4_tangent, trajectory};
 use crate::experiment::{AssimParams, run};
-use crate::lbfgs::{LbfgsOptions, minimize};
 use crate::observe::Observer;
 use crate::tensorvar::{TensorVarModel, TensorVarSettings};
 use crate::variational::Variational;
 use crate::window::{WindowSolver, linear_weights};
+use benchtop_learn::lbfgs::LbfgsOptions;
 
 fn normal_vec<R: Rng>(r: &mut R, n: usize, scale: f64) -> Vec<f64> {
     (0..n)
@@ -180,29 +180,6 @@ fn assim_4dvar_recovers_truth_from_perfect_full_observations() {
             result.iterations
         );
     }
-}
-
-#[test]
-fn assim_lbfgs_minimises_rosenbrock() {
-    let result = minimize(
-        |x, g| {
-            let (a, b) = (x[0], x[1]);
-            g[0] = -2.0 * (1.0 - a) - 400.0 * a * (b - a * a);
-            g[1] = 200.0 * (b - a * a);
-            (1.0 - a).powi(2) + 100.0 * (b - a * a).powi(2)
-        },
-        &[-1.2, 1.0],
-        &LbfgsOptions {
-            max_iterations: 500,
-            ..LbfgsOptions::default()
-        },
-    );
-    assert!(result.converged);
-    assert!(
-        (result.x[0] - 1.0).abs() < 1e-6 && (result.x[1] - 1.0).abs() < 1e-6,
-        "{:?}",
-        result.x
-    );
 }
 
 /// Kalman filter + RTS smoother for z₀ ~ N(z_b, B⁻¹), z_t = A z_{t−1} + N(0, (p_t Q)⁻¹),

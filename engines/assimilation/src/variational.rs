@@ -7,8 +7,8 @@
 use nalgebra::{DMatrix, DVector};
 
 use crate::dynamics::Model;
-use crate::lbfgs::{LbfgsOptions, LbfgsResult, minimize};
 use crate::observe::Observer;
+use benchtop_learn::lbfgs::{LbfgsOptions, LbfgsResult, minimize_smooth as minimize};
 
 /// The pieces a variational cost needs.
 pub struct Variational<'a, S: Model + ?Sized> {

@@ -20,7 +20,6 @@ pub fn linear_weights(len: usize, last: f64) -> Vec<f64> {
             } else if len <= 2 {
                 1.0
             } else {
-                #[allow(clippy::cast_precision_loss)]
                 let s = (t - 1) as f64 / (len - 2) as f64;
                 1.0 + (last - 1.0) * s
             }

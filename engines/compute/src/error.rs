@@ -84,7 +84,6 @@ impl ComputeError {
 }
 
 /// Bytes in GiB, for messages.
-#[allow(clippy::cast_precision_loss)]
 fn gib(bytes: usize) -> f64 {
     bytes as f64 / f64::from(1_u32 << 30)
 }

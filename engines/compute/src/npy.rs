@@ -463,7 +463,6 @@ fn read_header(reader: &mut impl Read, total: u64) -> Result<NpyHeader, NpyError
         });
     }
     // Bounded by MAX_HEADER_BYTES just above.
-    #[allow(clippy::cast_possible_truncation)]
     let mut text = vec![0_u8; claimed as usize];
     reader.read_exact(&mut text)?;
     let text = if major == 3 {
@@ -603,7 +602,6 @@ fn each<const N: usize>(data: &[u8], big_endian: bool, mut f: impl FnMut([u8; N]
 }
 
 /// Appends the elements of `data` (already size-checked) to `out` as f64.
-#[allow(clippy::cast_precision_loss)]
 fn decode_f64(header: &NpyHeader, data: &[u8], out: &mut Vec<f64>) {
     let big = header.big_endian;
     match header.dtype {

@@ -34,7 +34,6 @@ impl Progress {
         } else {
             fraction.clamp(0.0, 1.0)
         };
-        #[allow(clippy::cast_possible_truncation)]
         self.shared
             .fraction_bits
             .store((clamped as f32).to_bits(), Ordering::Relaxed);
@@ -65,7 +64,6 @@ impl Progress {
 
     /// Sets the fraction as `done / total` (0 when `total` is 0).
     pub fn set_count(&self, done: u64, total: u64) {
-        #[allow(clippy::cast_precision_loss)]
         let fraction = if total == 0 {
             0.0
         } else {

@@ -246,7 +246,6 @@ pub fn find_fixed_points(
         if n == 1 {
             0.5 * (params.box_min[d] + params.box_max[d])
         } else {
-            #[allow(clippy::cast_precision_loss)]
             let t = k as f64 / (n - 1) as f64;
             params.box_min[d] + t * (params.box_max[d] - params.box_min[d])
         }

@@ -101,9 +101,7 @@ impl RadialBasis {
     /// `count` (≥ 2) bases over `[lo, hi]`.
     pub fn even(count: usize, lo: f64, hi: f64) -> Self {
         let span = if hi > lo { hi - lo } else { 1.0 };
-        #[allow(clippy::cast_precision_loss)]
         let spacing = span / (count.max(2) - 1) as f64;
-        #[allow(clippy::cast_precision_loss)]
         let centres = (0..count).map(|k| lo + spacing * k as f64).collect();
         Self {
             centres,
@@ -187,7 +185,6 @@ fn accumulate(data: &TrialSet, design: &Design, trials: &[usize]) -> Normal {
     let mut phi = Vec::with_capacity(p);
     for &trial in trials {
         for bin in 0..data.lengths[trial] {
-            #[allow(clippy::cast_precision_loss)]
             design.row(bin as f64 * data.bin_s, data.times_s[trial], &mut phi);
             for a in 0..p {
                 for b in 0..p {
@@ -214,7 +211,6 @@ fn ridge_weights(
     n: usize,
     ridge: f64,
 ) -> Result<Vec<f64>, ComputeError> {
-    #[allow(clippy::cast_precision_loss)]
     let rows = normal.rows.max(1) as f64;
     let mut a: Vec<f64> = normal.gram.iter().map(|g| g / rows).collect();
     for k in 1..p {
@@ -233,7 +229,6 @@ fn mse(data: &TrialSet, design: &Design, trials: &[usize], w: &[f64]) -> Vec<f64
     let mut phi = Vec::with_capacity(p);
     for &trial in trials {
         for bin in 0..data.lengths[trial] {
-            #[allow(clippy::cast_precision_loss)]
             design.row(bin as f64 * data.bin_s, data.times_s[trial], &mut phi);
             let base = data.spike_index(trial, bin, 0);
             for neuron in 0..n {
@@ -244,7 +239,6 @@ fn mse(data: &TrialSet, design: &Design, trials: &[usize], w: &[f64]) -> Vec<f64
             rows += 1;
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let rows = rows.max(1) as f64;
     sum.into_iter().map(|s| s / rows).collect()
 }
@@ -311,7 +305,6 @@ pub fn fit(
         });
     let across = (params.across_session_bases >= 2)
         .then(|| RadialBasis::even(params.across_session_bases, 0.0, 1.0));
-    #[allow(clippy::cast_precision_loss)]
     let t_max = (data.max_bins.max(2) - 1) as f64 * data.bin_s;
     let eta = params.warp_eta_s;
 
@@ -401,7 +394,6 @@ impl FittedBaseline {
         let mut out = vec![0.0; data.n_trials * data.max_bins * data.n_neurons];
         for trial in 0..data.n_trials {
             for bin in 0..data.lengths[trial] {
-                #[allow(clippy::cast_precision_loss)]
                 let t_s = bin as f64 * data.bin_s;
                 for neuron in 0..data.n_neurons.min(self.weights.len()) {
                     let rate = self.rate_hz(neuron, t_s, data.times_s[trial]);

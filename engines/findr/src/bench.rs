@@ -72,7 +72,6 @@ fn bench_trials(params: &BenchParams) -> Result<TrialSet, ComputeError> {
     let poisson = Poisson::new(BENCH_RATE_HZ * BENCH_BIN_S)
         .map_err(|e| ComputeError::Numerical(e.to_string()))?;
     let cells = params.trials * params.bins;
-    #[allow(clippy::cast_possible_truncation)]
     let spikes = (0..cells * params.neurons)
         .map(|_| poisson.sample(&mut rng) as f32)
         .collect();
@@ -87,7 +86,6 @@ fn bench_trials(params: &BenchParams) -> Result<TrialSet, ComputeError> {
         spikes,
         inputs,
         lengths: vec![params.bins; params.trials],
-        #[allow(clippy::cast_precision_loss)]
         times_s: (0..params.trials).map(|t| t as f64).collect(),
         choices: None,
     })
@@ -159,7 +157,6 @@ fn bench_here(params: &BenchParams) -> Result<serde_json::Value, ComputeError> {
     for k in 0..params.steps {
         final_loss = step(2 + k)?;
     }
-    #[allow(clippy::cast_precision_loss)]
     let ms_per_step = start.elapsed().as_secs_f64() * 1e3 / params.steps as f64;
     Ok(json!({
         "engine": "findr",

@@ -91,7 +91,6 @@ pub fn draw_clicks(
 pub fn bin_clicks(clicks: &[Click], n_bins: usize, bin_s: f64) -> Vec<f64> {
     let mut inputs = vec![0.0; 2 * n_bins];
     for click in clicks {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let bin = (click.time_s / bin_s).floor() as usize;
         if bin < n_bins {
             inputs[2 * bin + usize::from(click.right)] += click.magnitude;
@@ -149,7 +148,6 @@ mod tests {
         let (l_hz, r_hz) = click_rates_hz(1.5, 40.0);
         // Poisson counts: within 4 standard deviations of the expected totals.
         let n = f64::from(trials);
-        #[allow(clippy::cast_precision_loss)]
         for (count, hz) in [(left as f64, l_hz), (right as f64, r_hz)] {
             let mean = hz * n;
             assert!(

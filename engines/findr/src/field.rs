@@ -19,7 +19,6 @@ pub struct FlowGrid {
 }
 
 fn axis(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)]
     (0..n)
         .map(|k| lo + (hi - lo) * k as f64 / (n - 1) as f64)
         .collect()

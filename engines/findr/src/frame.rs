@@ -104,7 +104,6 @@ pub fn principal_axes(points: &[[f64; 2]]) -> [[f64; 2]; 2] {
     if points.len() < 2 {
         return [[1.0, 0.0], [0.0, 1.0]];
     }
-    #[allow(clippy::cast_precision_loss)]
     let count = points.len() as f64;
     let mean = [
         points.iter().map(|p| p[0]).sum::<f64>() / count,
@@ -160,7 +159,6 @@ pub fn align(source: &[[f64; 2]], target: &[[f64; 2]]) -> Result<(Affine2, f64),
         matrix: [[w[0], w[2]], [w[1], w[3]]],
         offset: [w[4], w[5]],
     };
-    #[allow(clippy::cast_precision_loss)]
     let count = target.len() as f64;
     let mean = [
         target.iter().map(|p| p[0]).sum::<f64>() / count,

@@ -303,9 +303,7 @@ impl GeneratorParams {
     }
 
     fn bins(&self, duration_s: f64) -> usize {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let bins = (duration_s / self.bin_s).round().max(2.0) as usize;
-        bins
+        (duration_s / self.bin_s).round().max(2.0) as usize
     }
 }
 
@@ -350,7 +348,6 @@ pub fn generate(
     let mut inputs = vec![0.0f32; cells * 2];
     let mut latents = vec![0.0; cells * 2];
     let mut lengths = Vec::with_capacity(n_trials);
-    #[allow(clippy::cast_precision_loss)]
     let session_span = (n_trials.max(2) - 1) as f64;
     for trial in 0..n_trials {
         cancel.check()?;
@@ -363,19 +360,14 @@ pub fn generate(
         let right = task_rng.random_bool(0.5);
         let strength = task_rng.random_range(params.pulse.strength.0..=params.pulse.strength.1);
         let pulse_length = task_rng.random_range(params.pulse.length_s.0..=params.pulse.length_s.1);
-        #[allow(clippy::cast_precision_loss)]
         let session = trial as f64 / session_span;
         let mut z = [0.0f64; 2];
         for bin in 0..length {
-            #[allow(clippy::cast_precision_loss)]
             let t = bin as f64 * params.bin_s;
             let on = t >= params.pulse.start_s && t < params.pulse.start_s + pulse_length;
             let u = if on { strength } else { 0.0 };
             let cell = trial * max_bins + bin;
-            #[allow(clippy::cast_possible_truncation)]
-            {
-                inputs[2 * cell + usize::from(right)] = u as f32;
-            }
+            inputs[2 * cell + usize::from(right)] = u as f32;
             let push = if right { u } else { -u } * params.input_gain;
             let f = params.dynamics.drift(z);
             z[0] += alpha * (f[0] + push) + noise_scale * noise.sample(&mut latent_rng);
@@ -388,15 +380,11 @@ pub fn generate(
                 let count = Poisson::new(mean)
                     .map_err(|e| ComputeError::Numerical(e.to_string()))?
                     .sample(&mut spike_rng);
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    spikes[cell * n_neurons + neuron] = count as f32;
-                }
+                spikes[cell * n_neurons + neuron] = count as f32;
             }
         }
         lengths.push(length);
     }
-    #[allow(clippy::cast_precision_loss)]
     let times_s = (0..n_trials)
         .map(|t| t as f64 * params.inter_trial_s)
         .collect();

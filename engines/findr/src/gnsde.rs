@@ -411,7 +411,6 @@ mod tests {
         flow.gate_bias
             .set(&Tensor::new(&[gate_bias, gate_bias], &cpu()).unwrap())
             .unwrap();
-        #[allow(clippy::cast_possible_truncation)]
         let logit = (sigma / (1.0 - sigma)).ln() as f32;
         prior
             .noise_logit
@@ -432,10 +431,7 @@ mod tests {
             if step > 100 && step % 30 == 0 {
                 let values: Vec<f32> = z.flatten_all().unwrap().to_vec1().unwrap();
                 sum2 += values.iter().map(|v| f64::from(*v).powi(2)).sum::<f64>();
-                #[allow(clippy::cast_precision_loss)]
-                {
-                    count += values.len() as f64;
-                }
+                count += values.len() as f64;
             }
         }
         sum2 / count

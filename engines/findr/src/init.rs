@@ -34,9 +34,7 @@ pub fn kernel(
     scale: f64,
     device: &Device,
 ) -> Result<Var, ComputeError> {
-    #[allow(clippy::cast_precision_loss)]
     let std = (scale / fan_in.max(1) as f64).sqrt() / TRUNCATED_NORMAL_STD;
-    #[allow(clippy::cast_possible_truncation)]
     let values: Vec<f32> = (0..fan_in * fan_out)
         .map(|_| (std * truncated_normal(rng)) as f32)
         .collect();
@@ -45,7 +43,6 @@ pub fn kernel(
 
 /// A bias of `size` entries drawn from N(0, BIAS_STD²).
 pub fn bias(rng: &mut impl Rng, size: usize, device: &Device) -> Result<Var, ComputeError> {
-    #[allow(clippy::cast_possible_truncation)]
     let values: Vec<f32> = (0..size)
         .map(|_| {
             let x: f64 = StandardNormal.sample(rng);
@@ -62,7 +59,6 @@ pub fn standard_normal(
     cols: usize,
     device: &Device,
 ) -> Result<Tensor, ComputeError> {
-    #[allow(clippy::cast_possible_truncation)]
     let values: Vec<f32> = (0..rows * cols)
         .map(|_| {
             let x: f64 = StandardNormal.sample(rng);
@@ -118,7 +114,6 @@ pub fn orthogonal(rng: &mut impl Rng, n: usize, device: &Device) -> Result<Var, 
             rows.push(v.into_iter().map(|x| x / norm).collect());
         }
     }
-    #[allow(clippy::cast_possible_truncation)]
     let values: Vec<f32> = rows.into_iter().flatten().map(|x| x as f32).collect();
     Ok(Var::from_vec(values, (n, n), device)?)
 }

@@ -158,7 +158,6 @@ fn length_of(
     value: f64,
     max_bins: usize,
 ) -> Result<usize, ComputeError> {
-    #[allow(clippy::cast_precision_loss)]
     let max = max_bins as f64;
     if !(value.is_finite() && value.fract() == 0.0 && (1.0..=max).contains(&value)) {
         return Err(array_error(
@@ -170,7 +169,6 @@ fn length_of(
             ),
         ));
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok(value as usize)
 }
 
@@ -309,10 +307,7 @@ pub fn load_npz(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
                         format!("has {y} at {}: counts must be whole numbers ≥ 0", place()),
                     ));
                 }
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    spike_counts[i] = y as f32;
-                }
+                spike_counts[i] = y as f32;
             }
             for side in 0..2 {
                 let v = inputs.values[2 * cell + side];
@@ -331,10 +326,7 @@ pub fn load_npz(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
                         format!("has {v} at {}: inputs must be finite and ≥ 0", place()),
                     ));
                 }
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    clicks[2 * cell + side] = v as f32;
-                }
+                clicks[2 * cell + side] = v as f32;
             }
         }
     }
@@ -489,7 +481,6 @@ pub fn load_csv(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
         let whole = |i: usize, what: &str| -> Result<u64, ComputeError> {
             let v = cell(i)?;
             if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 9.0e15 {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 Ok(v as u64)
             } else {
                 Err(bad(i, &format!("{v} is not a {what} (a whole number ≥ 0)")))
@@ -514,10 +505,7 @@ pub fn load_csv(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
                     &format!("{v}: inputs must be finite and ≥ 0"),
                 ));
             }
-            #[allow(clippy::cast_possible_truncation)]
-            {
-                *slot = v as f32;
-            }
+            *slot = v as f32;
         }
         let mut counts = Vec::with_capacity(neuron_columns.len());
         for &i in &neuron_columns {
@@ -525,7 +513,6 @@ pub fn load_csv(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
             if !(y.is_finite() && y >= 0.0 && y.fract() == 0.0) {
                 return Err(bad(i, &format!("{y}: counts must be whole numbers ≥ 0")));
             }
-            #[allow(clippy::cast_possible_truncation)]
             counts.push(y as f32);
         }
         let choice = match choice_column {

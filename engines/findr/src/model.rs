@@ -152,7 +152,6 @@ impl Batch {
         for (&trial, &length) in trials.iter().zip(&lengths) {
             for bin in 0..bins {
                 let start = data.spike_index(trial, bin, 0);
-                #[allow(clippy::cast_possible_truncation)]
                 base.extend(baseline[start..start + n].iter().map(|&b| b as f32));
                 if bin < length {
                     spikes.extend_from_slice(&data.spikes[start..start + n]);

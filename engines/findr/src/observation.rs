@@ -30,16 +30,13 @@ pub fn log_factorials(counts: &[f32]) -> Vec<f32> {
     counts
         .iter()
         .map(|&y| {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let k = y.max(0.0).round() as usize;
             while table.len() <= k {
-                #[allow(clippy::cast_precision_loss)]
                 let next = table[table.len() - 1] + (table.len() as f64).ln();
                 table.push(next);
             }
-            #[allow(clippy::cast_possible_truncation)]
-            let value = table[k] as f32;
-            value
+
+            table[k] as f32
         })
         .collect()
 }
@@ -106,7 +103,6 @@ mod tests {
                 let draw: f64 = Poisson::new(f64::from(hz) * bin_s)
                     .unwrap()
                     .sample(&mut rng);
-                #[allow(clippy::cast_possible_truncation)]
                 counts.push(draw as f32);
             }
         }

@@ -167,7 +167,6 @@ fn mean_rate_hz(data: &TrialSet) -> f64 {
                 .sum::<f64>()
         })
         .sum();
-    #[allow(clippy::cast_precision_loss)]
     let exposure = (data.valid_bins() * data.n_neurons) as f64 * data.bin_s;
     (spikes / exposure.max(f64::MIN_POSITIVE)).max(1.0)
 }
@@ -190,9 +189,7 @@ fn baseline_only_nll(data: &TrialSet, cells: &[f64], trials: &[usize]) -> f64 {
 }
 
 fn log_factorial(y: f64) -> f64 {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let k = y.round().max(0.0) as u64;
-    #[allow(clippy::cast_precision_loss)]
     (2..=k).map(|i| (i as f64).ln()).sum()
 }
 
@@ -284,7 +281,6 @@ fn train_restarts(
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, fits.max(1));
-    #[allow(clippy::cast_precision_loss)]
     let share = |k: usize| 0.05 + 0.85 * k as f64 / fits as f64;
     if workers == 1 {
         let mut trained = Vec::with_capacity(fits);
@@ -312,7 +308,6 @@ fn train_restarts(
     let on_epoch = std::sync::Mutex::new(on_epoch);
     let each: Vec<Progress> = (0..fits).map(|_| Progress::new()).collect();
     let combined = |restart: usize, epoch: usize| {
-        #[allow(clippy::cast_precision_loss)]
         let mean = each.iter().map(Progress::fraction).sum::<f64>() / fits as f64;
         progress.set(
             0.05 + 0.85 * mean,
@@ -492,11 +487,6 @@ fn zoned_fixed_points(
 ) -> Result<Zoned, ComputeError> {
     let grid = flow_grid(autonomous, lo, hi, params.analysis.grid_size)?;
     let visits = visits(&grid, paths);
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
     let min_visits =
         ((params.analysis.sample_zone_min_fraction * n_trials as f64).ceil() as usize).max(1);
     let search = FixedPointParams {

@@ -69,11 +69,6 @@ impl PredictiveParams {
     /// The bins the encoder sees of a trial of `length` bins (at least one, and at least one
     /// left to predict); `None` when the trial is too short to split.
     pub fn observed_bins(&self, length: usize) -> Option<usize> {
-        #[allow(
-            clippy::cast_precision_loss,
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss
-        )]
         let cut = (self.observed_fraction * length as f64).round() as usize;
         (length >= 2).then(|| cut.clamp(1, length - 1))
     }
@@ -114,7 +109,6 @@ fn log_mean_exp(values: &[f64]) -> f64 {
         return top;
     }
     let sum: f64 = values.iter().map(|v| (v - top).exp()).sum();
-    #[allow(clippy::cast_precision_loss)]
     let n = values.len() as f64;
     top + (sum / n).ln()
 }
@@ -152,10 +146,8 @@ pub fn predictive_score(
     let n = data.n_neurons;
     let mut log_factorial = vec![0.0f64];
     let mut ln_factorial = |y: f64| {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let k = y.max(0.0).round() as usize;
         while log_factorial.len() <= k {
-            #[allow(clippy::cast_precision_loss)]
             let next = log_factorial[log_factorial.len() - 1] + (log_factorial.len() as f64).ln();
             log_factorial.push(next);
         }
@@ -217,11 +209,9 @@ pub fn predictive_score(
             model_total -= model_ll;
             baseline_total -= baseline_ll;
             bins += predicted;
-            #[allow(clippy::cast_precision_loss)]
             gains.push((model_ll - baseline_ll) / predicted as f64);
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let (per_bin, count) = (bins as f64, gains.len() as f64);
     let mean_gain = gains.iter().sum::<f64>() / count;
     let variance = if gains.len() > 1 {

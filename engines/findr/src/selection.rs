@@ -164,7 +164,6 @@ impl CandidateScore {
         if self.error.is_some() || self.folds.is_empty() {
             return f64::NAN;
         }
-        #[allow(clippy::cast_precision_loss)]
         let n = self.folds.len() as f64;
         self.folds
             .iter()
@@ -216,7 +215,6 @@ pub fn select(
             cancel.check()?;
             params.train.fold = fold;
             let index = k * grid.folds + fold;
-            #[allow(clippy::cast_precision_loss)]
             let share = |i: usize| i as f64 / fits.max(1) as f64;
             let slice = progress.slice(share(index), share(index + 1));
             slice.set(

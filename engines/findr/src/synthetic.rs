@@ -303,7 +303,6 @@ pub fn generate(
     let mut choices = Vec::with_capacity(n_trials);
     let mut gammas = Vec::with_capacity(n_trials);
     let mut all_clicks = Vec::with_capacity(n_trials);
-    #[allow(clippy::cast_precision_loss)]
     let session_span = (n_trials.max(2) - 1) as f64;
 
     for trial in 0..n_trials {
@@ -315,7 +314,6 @@ pub fn generate(
 
         let gamma = params.gammas[task_rng.random_range(0..params.gammas.len())];
         let length = task_rng.random_range(params.min_bins..=params.max_bins);
-        #[allow(clippy::cast_precision_loss)]
         let duration_s = length as f64 * params.bin_s;
         let clicks = draw_clicks(
             &mut task_rng,
@@ -325,7 +323,6 @@ pub fn generate(
             adaptation,
         )?;
         let binned = bin_clicks(&clicks, length, params.bin_s);
-        #[allow(clippy::cast_precision_loss)]
         let session_fraction = trial as f64 / session_span;
 
         let mut z = [0.0f64; 2];
@@ -341,14 +338,10 @@ pub fn generate(
                 )));
             }
             let cell = trial * max_bins + bin;
-            #[allow(clippy::cast_possible_truncation)]
-            {
-                inputs[2 * cell] = u[0] as f32;
-                inputs[2 * cell + 1] = u[1] as f32;
-            }
+            inputs[2 * cell] = u[0] as f32;
+            inputs[2 * cell + 1] = u[1] as f32;
             latents[2 * cell] = z[0];
             latents[2 * cell + 1] = z[1];
-            #[allow(clippy::cast_precision_loss)]
             let t_s = bin as f64 * params.bin_s;
             for (n, shape) in neurons.iter().enumerate() {
                 let b = shape.at(t_s, session_fraction);
@@ -360,14 +353,10 @@ pub fn generate(
                 let i = cell * n_neurons + n;
                 baseline[i] = b;
                 rates_hz[i] = rate;
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    spikes[i] = count as f32;
-                }
+                spikes[i] = count as f32;
             }
         }
         lengths.push(length);
-        #[allow(clippy::cast_precision_loss)]
         times_s.push(trial as f64 * params.inter_trial_s);
         choices.push(z[0] > 0.0);
         gammas.push(gamma);

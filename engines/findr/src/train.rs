@@ -172,15 +172,12 @@ impl TrainParams {
     /// warm-up, then cosine cycles from the peak to zero that restart, each `cycle_growth`
     /// times longer.
     pub fn learning_rate_at(&self, epoch: f64) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
         let warmup = self.warmup_epochs as f64;
         if epoch < warmup {
             return self.learning_rate * (epoch + 1.0).min(warmup) / warmup;
         }
         let mut t = epoch - warmup;
-        #[allow(clippy::cast_precision_loss)]
         let mut cycle = self.first_cycle_epochs as f64;
-        #[allow(clippy::cast_precision_loss)]
         let growth = self.cycle_growth as f64;
         while t >= cycle {
             t -= cycle;
@@ -339,7 +336,6 @@ pub fn evaluate(
         let batch = Batch::new(data, baseline, chunk, &device)?;
         let seed = noise_seed.map(|s| derive_seed(s, k as u64));
         let terms = model.loss(&batch, seed)?;
-        #[allow(clippy::cast_precision_loss)]
         let valid = batch.lengths.iter().sum::<usize>() as f64;
         nll += valid * f64::from(terms.nll.to_scalar::<f32>()?);
         kl += valid * f64::from(terms.kl.to_scalar::<f32>()?);
@@ -401,11 +397,9 @@ pub fn train(
             if params.l2 > 0.0 {
                 loss = loss.add(&model.squared_weights()?.affine(params.l2, 0.0)?)?;
             }
-            #[allow(clippy::cast_precision_loss)]
             let position = (epoch - 1) as f64 + k as f64 / batches_per_epoch as f64;
             learning_rate = params.learning_rate_at(position);
             optimiser.step(&loss, learning_rate)?;
-            #[allow(clippy::cast_precision_loss)]
             let valid = batch.lengths.iter().sum::<usize>() as f64;
             nll_sum += valid * f64::from(terms.nll.to_scalar::<f32>()?);
             kl_sum += valid * f64::from(terms.kl.to_scalar::<f32>()?);
@@ -455,7 +449,6 @@ pub fn train(
         if validation_loss < best.0 {
             best = (validation_loss, epoch, snapshot(&vars)?);
         }
-        #[allow(clippy::cast_precision_loss)]
         progress.set(
             epoch as f64 / params.max_epochs as f64,
             format!(

@@ -54,7 +54,6 @@ pub fn trial_groups(
                 left += f64::from(u[0]);
                 right += f64::from(u[1]);
             }
-            #[allow(clippy::cast_precision_loss)]
             let duration = (data.lengths[trial].max(1)) as f64 * data.bin_s;
             (right - left) / duration
         })
@@ -70,7 +69,6 @@ pub fn trial_groups(
         sums[g].0 += net_rate[trial];
         sums[g].1 += 1;
     }
-    #[allow(clippy::cast_precision_loss)]
     let values = sums
         .iter()
         .map(|&(sum, count)| if count > 0 { sum / count as f64 } else { 0.0 })
@@ -121,12 +119,9 @@ pub fn group_means(
 pub fn nearest_node(grid: &FlowGrid, z: [f64; 2]) -> Option<usize> {
     let index = |axis: &[f64], x: f64| -> Option<usize> {
         let (lo, hi) = (axis[0], axis[axis.len() - 1]);
-        #[allow(clippy::cast_precision_loss)]
         let step = (hi - lo) / (axis.len() - 1) as f64;
         let k = ((x - lo) / step).round();
-        #[allow(clippy::cast_precision_loss)]
         let in_range = k >= 0.0 && k <= (axis.len() - 1) as f64;
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         in_range.then_some(k as usize)
     };
     Some(index(&grid.ys, z[1])? * grid.xs.len() + index(&grid.xs, z[0])?)

@@ -7,12 +7,12 @@
 use rand::seq::SliceRandom as _;
 use serde::{Deserialize, Serialize};
 
+use benchtop_chem::offline::offline_smiles;
+use benchtop_chem::qed::qed;
+use benchtop_chem::sa::sa_score;
+use benchtop_chem::{ChemError, Molecule};
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::seeded;
-use benchtop_molstitch::offline::offline_smiles;
-use benchtop_molstitch::qed::qed;
-use benchtop_molstitch::sa::sa_score;
-use benchtop_molstitch::{ChemError, Molecule};
 
 use crate::generate::GraphSet;
 use crate::graph::Graph;
@@ -150,7 +150,7 @@ pub fn molecule_set(params: &MoleculeSetParams, seed: u64) -> Result<GraphSet, C
 mod hymn_molecule_tests {
     use super::*;
     use crate::counts::Substructure;
-    use benchtop_molstitch::Properties;
+    use benchtop_chem::Properties;
 
     #[test]
     fn molecule_graphs_have_the_heavy_atoms_and_bonds() {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_learn::settings;
 
 use crate::centrality::cse;
 use crate::generate::GraphSet;
@@ -74,18 +75,13 @@ impl ExperimentParams {
                 "choose K from 2 to 40 (the k = 1 term is always 0)",
             ));
         }
-        if !(1..=10_000).contains(&self.epochs) {
-            return Err(ComputeError::invalid("epochs", "choose 1 to 10000"));
-        }
-        if !(1..=100_000).contains(&self.batch_size) {
-            return Err(ComputeError::invalid("batch_size", "choose 1 to 100000"));
-        }
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(ComputeError::invalid(
-                "learning_rate",
-                "must be finite and > 0",
-            ));
-        }
+        settings::training(
+            self.epochs,
+            10_000,
+            self.batch_size,
+            100_000,
+            self.learning_rate,
+        )?;
         if !(0.05..=0.5).contains(&self.test_fraction) {
             return Err(ComputeError::invalid("test_fraction", "choose 0.05 to 0.5"));
         }

@@ -142,15 +142,13 @@ fn autocorrelation_from_power(power: &[f64], fft_inverse: &Arc<dyn Fft<f64>>) ->
     let size = power.len();
     let mut buffer: Vec<Complex<f64>> = power.iter().map(|&p| Complex::new(p, 0.0)).collect();
     fft_inverse.process(&mut buffer);
-    #[allow(clippy::cast_precision_loss)]
     let scale = size as f64;
     buffer[..=size / 2]
         .iter()
         .map(|z| {
             // An integer of magnitude ≤ L² up to FFT rounding (≪ ½ for every allowed L).
-            #[allow(clippy::cast_possible_truncation)]
-            let exact = (z.re / scale).round() as i64;
-            exact
+
+            (z.re / scale).round() as i64
         })
         .collect()
 }
@@ -174,13 +172,11 @@ fn axis_sums(config: &SpinConfig) -> AxisSums {
 
 /// G(r) from the axis sums.
 fn correlation_from_sums(sums: &AxisSums, size: usize) -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)]
     let norm = 2.0 * (size * size) as f64;
     sums.along_x
         .iter()
         .zip(&sums.along_y)
         .map(|(&x, &y)| {
-            #[allow(clippy::cast_precision_loss)]
             let total = (x + y) as f64;
             total / norm
         })
@@ -195,13 +191,10 @@ pub fn spin_correlation(config: &SpinConfig) -> Vec<f64> {
 
 /// |Σ_t v(t) e^{−2πit/L}|², the power of a line-sum profile at the smallest wave number.
 fn lowest_mode_power(values: &[i64]) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let size = values.len() as f64;
     let (mut re, mut im) = (0.0_f64, 0.0_f64);
     for (t, &v) in values.iter().enumerate() {
-        #[allow(clippy::cast_precision_loss)]
         let phase = std::f64::consts::TAU * t as f64 / size;
-        #[allow(clippy::cast_precision_loss)]
         let v = v as f64;
         re += v * phase.cos();
         im -= v * phase.sin();
@@ -300,10 +293,8 @@ impl CorrelationAccumulator {
         }
         let sums = axis_sums(config);
         let correlation = correlation_from_sums(&sums, self.size);
-        #[allow(clippy::cast_precision_loss)]
         let sites = (self.size * self.size) as f64;
         let total_spin: i64 = sums.row_sums.iter().sum();
-        #[allow(clippy::cast_precision_loss)]
         let total_spin = total_spin as f64;
         // S(k) = |Σ_x s(x) e^{−ik·x}|² / L²; the lowest mode averaged over both directions.
         let one = BlockSums {
@@ -339,14 +330,12 @@ impl CorrelationAccumulator {
 
     /// Mean |m| over all configurations (NaN when empty).
     pub fn mean_abs_magnetization(&self) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
         let n = self.total.configurations as f64;
         self.total.abs_magnetization / n
     }
 
     /// Block means of G(r) (per r) and of |m| over the completed blocks.
     fn block_means(&self) -> (Vec<Vec<f64>>, Vec<f64>) {
-        #[allow(clippy::cast_precision_loss)]
         let per = |b: &BlockSums| 1.0 / b.configurations as f64;
         let length = self.size / 2 + 1;
         let by_r = (0..length)
@@ -368,7 +357,6 @@ impl CorrelationAccumulator {
     /// Mean G(r), r = 0..=L/2, over all configurations, with the standard error of the block
     /// means (NaN errors with fewer than 2 blocks; NaN values when empty).
     pub fn correlation(&self) -> Vec<Estimate> {
-        #[allow(clippy::cast_precision_loss)]
         let n = self.total.configurations as f64;
         let (block_g, _) = self.block_means();
         self.total
@@ -423,7 +411,6 @@ impl CorrelationAccumulator {
     /// blocks (NaN with fewer than 2 blocks, or when a left-out sample has S(0) ≤ S(k_min)).
     pub fn second_moment_correlation_length_estimate(&self) -> Option<Estimate> {
         let value = self.second_moment_correlation_length()?;
-        #[allow(clippy::cast_precision_loss)]
         let per = |b: &BlockSums| 1.0 / b.configurations as f64;
         let zero: Vec<f64> = self
             .blocks
@@ -454,7 +441,6 @@ fn correlation_length(size: usize, zero: f64, lowest: f64) -> Option<f64> {
     if ratio <= 1.0 {
         return None;
     }
-    #[allow(clippy::cast_precision_loss)]
     let size = size as f64;
     Some((ratio - 1.0).sqrt() / (2.0 * (std::f64::consts::PI / size).sin()))
 }
@@ -464,7 +450,6 @@ fn standard_error(values: &[f64]) -> f64 {
     if values.len() < 2 {
         return f64::NAN;
     }
-    #[allow(clippy::cast_precision_loss)]
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let sum_sq: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
@@ -481,7 +466,6 @@ mod tests {
 
     /// G(r) by the O(L²·r) direct sum.
     fn direct_correlation(config: &SpinConfig) -> Vec<f64> {
-        #[allow(clippy::cast_possible_wrap)]
         let l = config.size() as isize;
         (0..=l / 2)
             .map(|r| {
@@ -493,9 +477,8 @@ mod tests {
                         total += s * i64::from(config.get(x, y + r));
                     }
                 }
-                #[allow(clippy::cast_precision_loss)]
-                let g = total as f64 / (2 * l * l) as f64;
-                g
+
+                total as f64 / (2 * l * l) as f64
             })
             .collect()
     }
@@ -654,9 +637,7 @@ mod tests {
         let xi = accumulator
             .second_moment_correlation_length_estimate()
             .unwrap();
-        #[allow(clippy::cast_precision_loss)]
         let ratio = xi.value / size as f64;
-        #[allow(clippy::cast_precision_loss)]
         let ratio_error = xi.error / size as f64;
         println!("ξ/L = {ratio} ± {ratio_error}");
         assert!(ratio_error > 0.0 && ratio_error < 0.02, "{ratio_error}");

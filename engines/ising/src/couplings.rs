@@ -173,9 +173,8 @@ fn probability_threshold(probability: f64) -> u32 {
         u32::MAX
     } else {
         // In range [0, 2^32 − 1) by the check above; truncation is the definition.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let threshold = scaled as u32;
-        threshold
+
+        scaled as u32
     }
 }
 

@@ -218,10 +218,7 @@ impl CudaCheckerboard {
         self.stream
             .memcpy_htod(&records, &mut self.classes)
             .map_err(cuda_error("uploading the acceptance table"))?;
-        #[allow(clippy::cast_possible_truncation)]
-        {
-            self.class_count = count as u32;
-        }
+        self.class_count = count as u32;
         Ok(())
     }
 
@@ -234,7 +231,6 @@ impl CudaCheckerboard {
                 .map(|&(colour, parity)| (colour, parity, 0))
                 .collect()
         };
-        #[allow(clippy::cast_possible_truncation)]
         let (size, half, n, plaquette) = (
             self.size as u32,
             (self.size / 2) as u32,
@@ -245,7 +241,6 @@ impl CudaCheckerboard {
             let key = phase_key(self.seed, self.sweeps_done, colour);
             let rows = if all_rows == 1 { size } else { half };
             let threads = u64::from(rows) * u64::from(n);
-            #[allow(clippy::cast_possible_truncation)]
             let blocks = threads.div_ceil(u64::from(BLOCK_THREADS)) as u32;
             let config = LaunchConfig {
                 grid_dim: (blocks, 1, 1),

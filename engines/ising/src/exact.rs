@@ -200,7 +200,6 @@ fn ln_two_sinh_abs(x: f64) -> f64 {
 /// cosh γ_k = cosh 2β coth 2β − cos(πk/L) for k ≥ 1 and γ₀ = 2β + ln tanh β (negative above
 /// T_c, which makes Z₄ negative). Sums are kept as logarithms (Z overflows from L ≈ 30 on).
 fn kaufman_log_partition(size: usize, beta: f64) -> (f64, f64) {
-    #[allow(clippy::cast_precision_loss)]
     let l = size as f64;
     let (s2, c2) = ((2.0 * beta).sinh(), (2.0 * beta).cosh());
     let base = c2 * c2 / s2;
@@ -209,14 +208,12 @@ fn kaufman_log_partition(size: usize, beta: f64) -> (f64, f64) {
     // added below.
     let mut products = [(0.0, 0.0); 4];
     for r in 0..size {
-        #[allow(clippy::cast_precision_loss)]
         let odd = 2 * r + 1;
         let mut factors = vec![(odd, 0_usize)];
         if r > 0 {
             factors.push((2 * r, 2));
         }
         for (k, slot) in factors {
-            #[allow(clippy::cast_precision_loss)]
             let angle = std::f64::consts::PI * k as f64 / l;
             let gamma = (base - angle.cos()).acosh();
             let x = 0.5 * l * gamma;
@@ -265,7 +262,6 @@ fn kaufman_log_partition(size: usize, beta: f64) -> (f64, f64) {
 
 /// The bond energy per site of the L×L torus from Kaufman's formula (β ≥ the small-β cut).
 fn kaufman_bond_energy(size: usize, beta: f64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let sites = (size * size) as f64;
     kaufman_log_partition(size, beta).1 / sites
 }
@@ -289,7 +285,6 @@ pub fn finite_torus(size: usize, beta: f64) -> Result<FiniteTorus, ComputeError>
         )
     } else {
         // Five-point derivative; b varies on the scale 1/L near β_c.
-        #[allow(clippy::cast_precision_loss)]
         let step = 1e-3 * beta.min(1.0) / size as f64;
         let at = |offset: f64| kaufman_bond_energy(size, beta + offset * step);
         let slope = (at(-2.0) - 8.0 * at(-1.0) + 8.0 * at(1.0) - at(2.0)) / (12.0 * step);
@@ -315,20 +310,17 @@ pub fn infinite_temperature_abs_magnetization(sites: usize) -> f64 {
     let k = n / 2;
     let central = if k <= 4096 {
         (1..=k).fold(1.0, |product, i| {
-            #[allow(clippy::cast_precision_loss)]
             let i = i as f64;
             product * (2.0 * i - 1.0) / (2.0 * i)
         })
     } else {
         // The asymptotic series, exact to 10⁻¹⁴ here.
-        #[allow(clippy::cast_precision_loss)]
         let k = k as f64;
         (1.0 - 1.0 / (8.0 * k) + 1.0 / (128.0 * k * k) + 5.0 / (1024.0 * k.powi(3))
             - 21.0 / (32_768.0 * k.powi(4)))
             / (std::f64::consts::PI * k).sqrt()
     };
     if n % 2 == 1 {
-        #[allow(clippy::cast_precision_loss)]
         let k = k as f64;
         central * (2.0 * k + 1.0) / (2.0 * k + 2.0)
     } else {
@@ -411,9 +403,8 @@ fn density_of_states(size: usize) -> Vec<StateClass> {
         }
         let index = |value: i32, offset: usize| -> usize {
             // value + offset ≥ 0 by the ranges above.
-            #[allow(clippy::cast_sign_loss)]
-            let shifted = (i64::from(value) + offset as i64) as usize;
-            shifted
+
+            (i64::from(value) + offset as i64) as usize
         };
         let cell = (index(bonds, 2 * sites) * width_p + index(plaquettes, sites)) * width_m
             + index(magnetization, sites);
@@ -428,7 +419,6 @@ fn density_of_states(size: usize) -> Vec<StateClass> {
         let m_index = cell % width_m;
         let p_index = (cell / width_m) % width_p;
         let b_index = cell / (width_m * width_p);
-        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
         classes.push(StateClass {
             bonds: b_index as i32 - 2 * sites as i32,
             plaquettes: p_index as i32 - sites as i32,
@@ -473,9 +463,7 @@ fn averages_from_classes(
     couplings: &Couplings,
     classes: &[StateClass],
 ) -> ExactAverages {
-    #[allow(clippy::cast_precision_loss)]
     let sites = (size * size) as f64;
-    #[allow(clippy::cast_precision_loss)]
     let log_weights: Vec<f64> = classes
         .iter()
         .map(|c| {

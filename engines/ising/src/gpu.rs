@@ -234,7 +234,6 @@ impl GpuCheckerboard {
                 }
             }
         }
-        #[allow(clippy::cast_possible_truncation)]
         let uniform = ModelUniform {
             size: self.size as u32,
             half: (self.size / 2) as u32,
@@ -297,7 +296,6 @@ impl GpuCheckerboard {
             pass.set_pipeline(&self.pipeline);
             for index in 0..(count as usize * phases.len()) {
                 let all_rows = phases[index % phases.len()].2 == 1;
-                #[allow(clippy::cast_possible_truncation)]
                 let offset = (index as u64 * PHASE_STRIDE) as u32;
                 pass.set_bind_group(0, &self.bind_group, &[offset]);
                 let (x, y) = self.dispatch_size(all_rows);
@@ -310,7 +308,6 @@ impl GpuCheckerboard {
 
     fn dispatch_size(&self, all_rows: bool) -> (u32, u32) {
         let rows = if all_rows { self.size } else { self.size / 2 };
-        #[allow(clippy::cast_possible_truncation)]
         let words = (rows * (self.size / 64)) as u32;
         let groups = words.div_ceil(WORKGROUP_SIZE);
         let x = groups.min(MAX_GROUPS_X);

@@ -26,7 +26,6 @@ pub fn validate_size(size: usize) -> Result<(), ComputeError> {
         ));
     }
     if size > MAX_SIZE {
-        #[allow(clippy::cast_precision_loss)]
         let gib = (size as f64).powi(2) / f64::from(1_u32 << 30);
         return Err(ComputeError::invalid(
             "size",
@@ -122,9 +121,7 @@ impl SpinConfig {
 
     /// The row-major index of (x, y), with both coordinates taken modulo L.
     pub fn index(&self, x: isize, y: isize) -> usize {
-        #[allow(clippy::cast_possible_wrap)]
         let l = self.size as isize;
-        #[allow(clippy::cast_sign_loss)]
         let (xm, ym) = (x.rem_euclid(l) as usize, y.rem_euclid(l) as usize);
         ym * self.size + xm
     }
@@ -132,9 +129,8 @@ impl SpinConfig {
     /// Magnetisation per site, Σ s / L².
     pub fn magnetization(&self) -> f64 {
         let sum: i64 = self.spins.iter().map(|&s| i64::from(s)).sum();
-        #[allow(clippy::cast_precision_loss)]
-        let m = sum as f64 / self.spins.len() as f64;
-        m
+
+        sum as f64 / self.spins.len() as f64
     }
 }
 

@@ -126,9 +126,7 @@ pub fn link_count(size: usize) -> usize {
 
 /// Index of the link with `orientation` whose tail is site (x, y) (taken modulo L).
 pub fn link_index(size: usize, orientation: Orientation, x: isize, y: isize) -> usize {
-    #[allow(clippy::cast_possible_wrap)]
     let side = size as isize;
-    #[allow(clippy::cast_sign_loss)]
     let (xm, ym) = (x.rem_euclid(side) as usize, y.rem_euclid(side) as usize);
     let base = match orientation {
         Orientation::Horizontal => 0,
@@ -192,9 +190,7 @@ impl LinkField {
 
     /// Mean value over all links.
     pub fn mean(&self) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
-        let mean = self.values.iter().sum::<f64>() / self.values.len() as f64;
-        mean
+        self.values.iter().sum::<f64>() / self.values.len() as f64
     }
 }
 
@@ -232,9 +228,7 @@ pub fn correlators(config: &SpinConfig) -> [f64; CORRELATOR_COUNT] {
             accumulate(&mut sums, b, t, w, e);
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let scale = 1.0 / sites as f64;
-    #[allow(clippy::cast_precision_loss)]
     sums.map(|s| s as f64 * scale)
 }
 
@@ -268,7 +262,6 @@ where
 /// The 13 correlators of arbitrary link values (order of [`CORRELATOR_NAMES`]).
 pub fn link_correlators(field: &LinkField) -> [f64; CORRELATOR_COUNT] {
     let size = field.size();
-    #[allow(clippy::cast_possible_wrap)]
     let side = size as isize;
     let mut sums = [0.0_f64; CORRELATOR_COUNT];
     for y in 0..side {
@@ -277,7 +270,6 @@ pub fn link_correlators(field: &LinkField) -> [f64; CORRELATOR_COUNT] {
             accumulate(&mut sums, at(B), at(T), at(W), at(E));
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let scale = 1.0 / (size * size) as f64;
     sums.map(|s| s * scale)
 }
@@ -295,7 +287,6 @@ impl CorrelatorIndex {
     /// The gather indices for side `size` on `device`.
     pub fn new(size: usize, device: &Device) -> Result<Self, ComputeError> {
         validate_size(size)?;
-        #[allow(clippy::cast_possible_wrap)]
         let side = size as isize;
         let mut tensors = Vec::with_capacity(4);
         for edge in PLAQUETTE_EDGES {

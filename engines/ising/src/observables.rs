@@ -75,9 +75,7 @@ pub fn measure(config: &SpinConfig) -> Measurement {
         .with_min_len(16)
         .map(|y| row_sums(spins, size, y))
         .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
-    #[allow(clippy::cast_precision_loss)]
     let sites = (size * size) as f64;
-    #[allow(clippy::cast_precision_loss)]
     Measurement {
         bond_energy_per_site: bonds as f64 / sites,
         plaquette_per_site: plaquettes as f64 / sites,
@@ -194,9 +192,7 @@ pub const BLOCK_IN_TAU: f64 = 20.0;
 /// [`JACKKNIFE_BLOCKS`], or fewer so that each spans [`BLOCK_IN_TAU`]·τ_int, but at least
 /// [`MIN_JACKKNIFE_BLOCKS`].
 pub fn jackknife_blocks(samples: usize, tau: f64) -> usize {
-    #[allow(clippy::cast_precision_loss)]
     let fitting = samples as f64 / (BLOCK_IN_TAU * tau.max(0.5));
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let fitting = if fitting.is_finite() {
         fitting.floor() as usize
     } else {
@@ -267,7 +263,6 @@ impl ObservableSummary {
                 "the time series holds non-finite measurements".into(),
             ));
         }
-        #[allow(clippy::cast_precision_loss)]
         let sites = (size * size) as f64;
 
         let plain = |v: &[f64]| Estimate::new(mean(v), correlated_error(v));
@@ -320,7 +315,6 @@ mod tests {
 
     /// The definitions written out site by site with periodic `get`.
     fn measure_directly(config: &SpinConfig) -> (i64, i64, i64) {
-        #[allow(clippy::cast_possible_wrap)]
         let l = config.size() as isize;
         let (mut b, mut p, mut m) = (0, 0, 0);
         for y in 0..l {
@@ -385,7 +379,6 @@ mod tests {
             let config = SpinConfig::new(size, Start::Hot, seed).unwrap();
             let (b, p, m) = measure_directly(&config);
             let measured = measure(&config);
-            #[allow(clippy::cast_precision_loss)]
             let sites = (size * size) as f64;
             assert_eq!(measured.bond_energy_per_site, b as f64 / sites);
             assert_eq!(measured.plaquette_per_site, p as f64 / sites);
@@ -480,7 +473,6 @@ mod tests {
         let beta = 0.5;
         let summary =
             ObservableSummary::from_series(&series, size, &Couplings::ising(beta)).unwrap();
-        #[allow(clippy::cast_precision_loss)]
         let n_f = n as f64;
         let expected = sigma / n_f.sqrt();
         assert!((summary.bond_energy_per_site.error / expected - 1.0).abs() < 0.1);

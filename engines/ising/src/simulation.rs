@@ -598,9 +598,7 @@ impl McRun {
 
     /// Fraction done.
     pub fn fraction(&self) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
-        let f = self.sweeps_done as f64 / self.total_sweeps().max(1) as f64;
-        f
+        self.sweeps_done as f64 / self.total_sweeps().max(1) as f64
     }
 
     /// Measurements so far.
@@ -716,14 +714,11 @@ impl McRun {
                 &self.series.abs_magnetization(),
             ))
             .max(0.5);
-        #[allow(clippy::cast_precision_loss)]
         let every = self.params.measure_every as f64;
-        #[allow(clippy::cast_precision_loss)]
         let missing = THERMALIZATION_IN_TAU * tau * every - self.thermalization_target as f64;
         if missing.is_nan() || missing <= 0.0 {
             return (0, true);
         }
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let count = (missing / every).ceil() as usize;
         let limit = self.series.len() / 2;
         (count.min(limit), count <= limit)
@@ -733,7 +728,6 @@ impl McRun {
     /// measurements after the discarded ones.
     pub fn result(&self) -> Result<McResult, ComputeError> {
         let couplings = self.params.couplings();
-        #[allow(clippy::cast_precision_loss)]
         let flips = (self.params.size * self.params.size) as f64 * self.sweeps_done as f64;
         let (discarded, enough) = self.measurements_to_discard();
         let kept = self.series.tail(discarded);
@@ -746,7 +740,6 @@ impl McRun {
             .correlations
             .second_moment_correlation_length_estimate();
         // Beyond L by more than twice its error (at β_c ξ/L ≈ 0.905 and noise must not hide it).
-        #[allow(clippy::cast_precision_loss)]
         let size = self.params.size as f64;
         let exceeds = length.is_some_and(|xi| {
             if xi.error.is_finite() {
@@ -842,7 +835,6 @@ impl McRun {
                 ));
             }
         }
-        #[allow(clippy::cast_precision_loss)]
         let samples = summary.samples as f64;
         // The larger of the windowed and the binning estimates: both fall short when the run
         // is shorter than the autocorrelation time, and then still stay below the rule's 50.
@@ -856,7 +848,6 @@ impl McRun {
         .into_iter()
         .fold(f64::NAN, f64::max);
         if tau.is_finite() && samples < RUN_LENGTH_IN_TAU * tau {
-            #[allow(clippy::cast_precision_loss)]
             let tau_sweeps = tau * every as f64;
             notes.push(format!(
                 "The measurement is {} sweeps, only {:.0} autocorrelation times (τ_int ≈ {:.0} \
@@ -945,7 +936,6 @@ mod tests {
     /// and reported |m| = 1, b = 2).
     fn assert_infinite_temperature(label: &str, result: &McResult, size: usize) {
         let s = &result.summary;
-        #[allow(clippy::cast_precision_loss)]
         let sites = (size * size) as f64;
         let within = |name: &str, estimate: Estimate, exact: f64| {
             assert!(
@@ -964,7 +954,6 @@ mod tests {
             infinite_temperature_abs_magnetization(size * size),
         );
         // Independent samples: b has variance 2/N per sweep, and the error says so.
-        #[allow(clippy::cast_precision_loss)]
         let independent = (2.0 / sites / s.samples as f64).sqrt();
         assert!(
             (s.bond_energy_per_site.error / independent - 1.0).abs() < 0.5,
@@ -1019,7 +1008,6 @@ mod tests {
         let extended = quiet_run(&params(32, BETA_CRITICAL, 8, 4000), 3);
         assert_eq!(extended.thermalized, Some(true));
         let s = &extended.summary;
-        #[allow(clippy::cast_precision_loss)]
         let thermal = extended.thermalization_sweeps as f64;
         assert!(
             thermal >= 64.0 && thermal >= 9.0 * s.tau_int_energy.max(s.tau_int_abs_magnetization),
@@ -1141,9 +1129,8 @@ mod tests {
                 .iter()
                 .filter(|o| o[0].abs() <= width * o[which])
                 .count();
-            #[allow(clippy::cast_precision_loss)]
-            let fraction = covered as f64 / seeds as f64;
-            fraction
+
+            covered as f64 / seeds as f64
         };
         let quoted = coverage(1, 1.0);
         let quoted_two = coverage(1, 2.0);

@@ -85,9 +85,7 @@ impl SingleSpinMetropolis {
         if self.attempted == 0 {
             0.0
         } else {
-            #[allow(clippy::cast_precision_loss)]
-            let rate = self.accepted as f64 / self.attempted as f64;
-            rate
+            self.accepted as f64 / self.attempted as f64
         }
     }
 
@@ -114,7 +112,6 @@ impl SingleSpinMetropolis {
             let random = self.rng.next_u64();
             // Multiply-shift picks a site from the low 32 bits; the proposal probabilities are
             // symmetric (the reverse move picks the same site), so detailed balance is exact.
-            #[allow(clippy::cast_possible_truncation)]
             let site = (((random & 0xffff_ffff) * sites) >> 32) as usize;
             let uniform = random >> 32;
             let near = &self.neighbours[site];
@@ -138,11 +135,9 @@ impl SingleSpinMetropolis {
                 // With K = 0 the plaquette column of the table does not matter; 2 = neutral.
                 2
             };
-            #[allow(clippy::cast_sign_loss)]
             let slot = (aligned * 5 + positive) as usize;
             let accept = uniform < self.thresholds[slot];
             // Branch-free flip: multiply by −1 when accepted.
-            #[allow(clippy::cast_possible_truncation)]
             let flipped = (spin * (1 - 2 * i32::from(accept))) as i8;
             spins[site] = flipped;
             accepted += u64::from(accept);
@@ -171,15 +166,13 @@ fn check_size(size: usize) -> Result<(), ComputeError> {
 fn neighbour_table(config: &SpinConfig) -> Vec<[u32; 8]> {
     let size = config.size();
     let mut table = Vec::with_capacity(size * size);
-    #[allow(clippy::cast_possible_wrap)]
     let side = size as isize;
     for y in 0..side {
         for x in 0..side {
             let at = |dx: isize, dy: isize| -> u32 {
                 // L ≤ MAX_SINGLE_SPIN_SIZE, so every index fits in u32.
-                #[allow(clippy::cast_possible_truncation)]
-                let index = config.index(x + dx, y + dy) as u32;
-                index
+
+                config.index(x + dx, y + dy) as u32
             };
             table.push([
                 at(1, 0),

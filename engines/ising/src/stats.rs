@@ -31,7 +31,6 @@ impl Estimate {
 pub const SOKAL_WINDOW_FACTOR: f64 = 6.0;
 
 /// Number of points as f64.
-#[allow(clippy::cast_precision_loss)]
 fn count_f64(n: usize) -> f64 {
     n as f64
 }

@@ -31,7 +31,6 @@ fn add_threshold(beta: f64) -> u64 {
     let p_add = -(-2.0 * beta).exp_m1();
     let scaled = (p_add * 4_294_967_296.0).floor();
     // p_add ∈ [0, 1], so the product lies in [0, 2³²].
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let threshold = scaled as u64;
     threshold.min(1 << 32)
 }
@@ -86,7 +85,6 @@ impl Wolff {
         let size = self.config.size();
         let sites = size * size;
         // L ≤ 32768, so every index fits in 32 bits.
-        #[allow(clippy::cast_possible_truncation)]
         let seed_site = self.rng.random_range(0..sites as u32) as usize;
         let threshold = self.threshold;
         let Self {
@@ -96,7 +94,6 @@ impl Wolff {
         let old = spins[seed_site];
         spins[seed_site] = -old;
         stack.clear();
-        #[allow(clippy::cast_possible_truncation)]
         stack.push(seed_site as u32);
         let mut cluster = 1_usize;
         while let Some(site) = stack.pop() {
@@ -121,7 +118,6 @@ impl Wolff {
             for neighbour in [left, right, up, down] {
                 if spins[neighbour] == old && u64::from(rng.next_u32()) < threshold {
                     spins[neighbour] = -old;
-                    #[allow(clippy::cast_possible_truncation)]
                     stack.push(neighbour as u32);
                     cluster += 1;
                 }

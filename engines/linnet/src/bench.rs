@@ -126,7 +126,6 @@ pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
             })
             .collect();
     }
-    #[allow(clippy::cast_precision_loss)]
     let networks_steps = (linear.len() * params.seeds * params.steps) as f64;
     Ok(BenchReport {
         seeds: params.seeds,

@@ -205,7 +205,6 @@ pub fn hierarchy(depth: usize, branching: usize, input_mixing: f64, seed: u64) -
     }
     let y = DMatrix::from_fn(rows.len(), items, |r, c| rows[r][c]);
     let z = gaussian(items, items, seed);
-    #[allow(clippy::cast_precision_loss)]
     let mixing = &z * z.transpose() / items as f64;
     let x = DMatrix::<f64>::identity(items, items) + mixing * input_mixing;
     let item_names = (0..items).map(|i| format!("item {}", i + 1)).collect();
@@ -224,7 +223,6 @@ pub fn gaussian_task(
 ) -> Dataset {
     use benchtop_compute::rng::derive_seed;
     let x = gaussian(n_in, items, derive_seed(seed, 0));
-    #[allow(clippy::cast_precision_loss)]
     let scale = 1.0 / ((n_in * rank) as f64).sqrt();
     let teacher = gaussian(n_out, rank, derive_seed(seed, 1))
         * gaussian(rank, n_in, derive_seed(seed, 2))

@@ -73,7 +73,6 @@ pub fn gaussian(rows: usize, cols: usize, seed: u64) -> DMatrix<f64> {
 /// `1/√n`, so its spectral norm is of order one).
 pub fn random_antisymmetric(n: usize, seed: u64) -> DMatrix<f64> {
     let z = gaussian(n, n, seed);
-    #[allow(clippy::cast_precision_loss)]
     let scale = 0.5 / (n.max(1) as f64).sqrt();
     (&z - z.transpose()) * scale
 }
@@ -81,7 +80,6 @@ pub fn random_antisymmetric(n: usize, seed: u64) -> DMatrix<f64> {
 /// A random symmetric `n × n` matrix `(Z + Zᵀ)/(2√n)` from `seed`.
 pub fn random_symmetric(n: usize, seed: u64) -> DMatrix<f64> {
     let z = gaussian(n, n, seed);
-    #[allow(clippy::cast_precision_loss)]
     let scale = 0.5 / (n.max(1) as f64).sqrt();
     (&z + z.transpose()) * scale
 }

@@ -13,7 +13,6 @@ pub fn rsm(hidden: &DMatrix<f64>) -> DMatrix<f64> {
 /// `C K C` with `C = I − 11ᵀ/P`: the Gram matrix of the representation centred over items.
 fn centred(k: &DMatrix<f64>) -> DMatrix<f64> {
     let p = k.nrows();
-    #[allow(clippy::cast_precision_loss)]
     let inv = 1.0 / p.max(1) as f64;
     let row_means: Vec<f64> = (0..p).map(|i| k.row(i).sum() * inv).collect();
     let col_means: Vec<f64> = (0..p).map(|j| k.column(j).sum() * inv).collect();
@@ -48,7 +47,6 @@ pub fn rsa(rsm_a: &DMatrix<f64>, rsm_b: &DMatrix<f64>) -> f64 {
 }
 
 fn pearson(a: &[f64], b: &[f64]) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let n = a.len() as f64;
     if a.is_empty() {
         return f64::NAN;
@@ -119,7 +117,6 @@ pub fn finite_mean(values: impl IntoIterator<Item = f64>) -> f64 {
         .into_iter()
         .filter(|v| v.is_finite())
         .fold((0.0, 0_usize), |(s, c), v| (s + v, c + 1));
-    #[allow(clippy::cast_precision_loss)]
     if count > 0 {
         sum / count as f64
     } else {

@@ -106,7 +106,6 @@ impl Family {
             Self::MinimumWeightNorm => (1.0, 1.0, DMatrix::identity(data.n_in(), data.n_in())),
             Self::MinimumRepresentationNorm => (1.0, 1.0, sigma),
             Self::ParameterNoise => {
-                #[allow(clippy::cast_precision_loss)]
                 let a = data.n_out() as f64;
                 let b = sigma.trace();
                 (a, b, sigma)

@@ -165,7 +165,6 @@ fn activate(pre: DMatrix<f64>, activation: Activation) -> DMatrix<f64> {
 /// The noise-free loss `‖Y − W₂φ(W₁X)‖²/(2P)`.
 pub fn loss(w1: &DMatrix<f64>, w2: &DMatrix<f64>, activation: Activation, data: &Dataset) -> f64 {
     let out = w2 * activate(w1 * &data.x, activation);
-    #[allow(clippy::cast_precision_loss)]
     let p = data.items() as f64;
     (out - &data.y).norm_squared() / (2.0 * p)
 }
@@ -177,7 +176,6 @@ pub fn initial_weights(
     scale: f64,
     seed: u64,
 ) -> (DMatrix<f64>, DMatrix<f64>) {
-    #[allow(clippy::cast_precision_loss)]
     let (s1, s2) = (
         scale / (data.n_in() as f64).sqrt(),
         scale / (hidden as f64).sqrt(),
@@ -201,18 +199,11 @@ pub fn train(
     let (mut w1, mut w2) = initial_weights(data, params.hidden, params.init_scale, seed);
     let mut rng = seeded(derive_seed(seed, 12));
     let mut normal = move || -> f64 { StandardNormal.sample(&mut rng) };
-    #[allow(clippy::cast_precision_loss)]
     let p = data.items() as f64;
     let base_lr = params.learning_rate;
     let sigma_gram = &data.x * data.x.transpose();
-    #[allow(clippy::cast_precision_loss)]
     let (a, b) = (data.n_out() as f64, sigma_gram.trace());
     let record_every = (params.steps / 100).max(1);
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
     let anneal_steps = (params.anneal_fraction * params.steps as f64) as usize;
     let anneal_from = params.steps - anneal_steps;
     let mut history = Vec::with_capacity(102);
@@ -220,7 +211,6 @@ pub fn train(
         if step % 256 == 0 {
             cancel.check()?;
         }
-        #[allow(clippy::cast_precision_loss)]
         let lr = if step < anneal_from {
             base_lr
         } else {

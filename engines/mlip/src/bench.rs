@@ -5,7 +5,8 @@ use crate::loss::{LossSpec, loss_and_grad};
 use crate::model::{ForceMode, Model, Rbf};
 use crate::potential::{System, SystemKind};
 use crate::sample::langevin;
-use crate::train::Adam;
+use crate::train::decayed_step;
+use benchtop_learn::adam::Adam;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
@@ -58,15 +59,14 @@ pub fn run(atoms: usize, configs: usize, steps: usize, seed: u64) -> BenchReport
         coef_cyc: 0.01,
         delta: 0.05,
     };
-    let mut adam = Adam::new(model.params.len(), 1e-3, steps);
+    let mut adam = Adam::new(model.params.len(), 1e-3);
     let mut last = 0.0;
     let start = Instant::now();
     for _ in 0..steps {
         let (parts, grad) = loss_and_grad(&model, &data, &[], spec, &mut rng);
-        adam.step(&mut model.params, &grad);
+        decayed_step(&mut adam, 1e-3, steps, &mut model.params, &grad);
         last = parts.total();
     }
-    #[allow(clippy::cast_precision_loss)]
     let ms = start.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
     BenchReport {
         atoms,

@@ -211,7 +211,6 @@ pub fn compare(
     let system = params.system();
     progress.set(0.0, "sampling configurations");
     let (train_set, unl, test) = data(params, seed);
-    #[allow(clippy::cast_precision_loss)]
     let offset = train_set.iter().map(|c| c.energy).sum::<f64>() / train_set.len() as f64;
     let rbf = Rbf {
         k: params.rbf,
@@ -229,10 +228,8 @@ pub fn compare(
         &mut init_rng,
     );
     let mut out = Vec::with_capacity(variants.len());
-    #[allow(clippy::cast_precision_loss)]
     let share = 1.0 / variants.len().max(1) as f64;
     for (k, name) in variants.iter().enumerate() {
-        #[allow(clippy::cast_precision_loss)]
         let sub = progress.slice(k as f64 * share, (k as f64 + 0.9) * share);
         sub.set_message(format!("training {name}"));
         let mut model = init.clone();
@@ -318,7 +315,6 @@ pub fn slice(
             cy + half_width,
         )
     };
-    #[allow(clippy::cast_precision_loss)]
     let axis = |a: f64, b: f64| {
         (0..n)
             .map(|i| a + (b - a) * i as f64 / (n - 1) as f64)

@@ -95,7 +95,6 @@ pub fn loss_and_grad(
     let mut grad = vec![0.0; model.params.len()];
     let mut parts = LossParts::default();
     let s2 = model.e_scale * model.e_scale;
-    #[allow(clippy::cast_precision_loss)]
     let nl = labelled.len().max(1) as f64;
     for c in labelled {
         let (e, f) = model.energy_forces(&c.r);
@@ -104,7 +103,6 @@ pub fn loss_and_grad(
         let e_bar = 2.0 * de / nl / s2;
         let mut f_bar = vec![0.0; f.len()];
         if spec.lambda_f > 0.0 {
-            #[allow(clippy::cast_precision_loss)]
             let m = nl * f.len() as f64;
             for ((fb, fi), ft) in f_bar.iter_mut().zip(&f).zip(&c.forces) {
                 let d = fi - ft;
@@ -117,7 +115,6 @@ pub fn loss_and_grad(
     if spec.coef_rob <= 0.0 && spec.coef_cyc <= 0.0 {
         return (parts, grad);
     }
-    #[allow(clippy::cast_precision_loss)]
     let np = (labelled.len() + unlabelled.len()).max(1) as f64;
     for c in labelled.iter().chain(unlabelled) {
         let n = c.r.len();

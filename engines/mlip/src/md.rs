@@ -28,7 +28,6 @@ fn sane(system: System, r: &[f64]) -> bool {
         return (-2.5..=2.0).contains(&r[0]) && (-1.5..=3.0).contains(&r[1]);
     }
     let n = system.atoms;
-    #[allow(clippy::cast_precision_loss)]
     let com: Vec<f64> = (0..3)
         .map(|a| (0..n).map(|i| r[3 * i + a]).sum::<f64>() / n as f64)
         .collect();
@@ -72,7 +71,6 @@ pub fn nve(
     if system.kind != SystemKind::MullerBrown {
         let n = system.atoms;
         for a in 0..3 {
-            #[allow(clippy::cast_precision_loss)]
             let mean = (0..n).map(|i| v[3 * i + a]).sum::<f64>() / n as f64;
             for i in 0..n {
                 v[3 * i + a] -= mean;
@@ -84,7 +82,6 @@ pub fn nve(
     let e0 = e + kinetic(&v);
     let mut total = vec![e0];
     let mut drift: f64 = 0.0;
-    #[allow(clippy::cast_precision_loss)]
     let atoms = system.atoms as f64;
     for step in 0..steps {
         for i in 0..r.len() {

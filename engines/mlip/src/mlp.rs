@@ -58,7 +58,6 @@ impl Mlp {
         let mut p = Vec::with_capacity(self.n_params());
         let layers = self.sizes.len() - 1;
         for (l, w) in self.sizes.windows(2).enumerate() {
-            #[allow(clippy::cast_precision_loss)]
             let sd =
                 (2.0 / (w[0] + w[1]) as f64).sqrt() * if l + 1 == layers { last_gain } else { 1.0 };
             let normal = Normal::new(0.0, sd).expect("finite sd");

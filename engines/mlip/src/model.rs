@@ -35,9 +35,7 @@ pub struct Rbf {
 
 impl Rbf {
     fn width(&self) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
-        let w = (self.r_max - self.r_min) / (self.k.max(2) - 1) as f64;
-        w
+        (self.r_max - self.r_min) / (self.k.max(2) - 1) as f64
     }
 
     /// Features φ_k(d) and their derivatives dφ_k/dd.
@@ -45,7 +43,6 @@ impl Rbf {
         let w = self.width();
         (0..self.k)
             .map(|k| {
-                #[allow(clippy::cast_precision_loss)]
                 let mu = self.r_min + w * k as f64;
                 let x = (d - mu) / w;
                 let phi = (-x * x).exp();

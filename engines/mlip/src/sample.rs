@@ -40,7 +40,6 @@ pub fn initial(system: System) -> Vec<f64> {
 /// Radius of the soft wall that keeps a sampled cluster together (sampling only; it is
 /// not part of the labels).
 pub fn wall_radius(system: System) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let n = system.atoms as f64;
     1.0 + 0.8 * n.cbrt()
 }
@@ -51,7 +50,6 @@ fn wall(system: System, r: &[f64], f: &mut [f64]) {
         return;
     }
     let n = system.atoms;
-    #[allow(clippy::cast_precision_loss)]
     let com: Vec<f64> = (0..3)
         .map(|a| (0..n).map(|i| r[3 * i + a]).sum::<f64>() / n as f64)
         .collect();

@@ -4,45 +4,15 @@ use crate::loss::{LossParts, LossSpec, loss_and_grad};
 use crate::model::Model;
 use crate::sample::Config;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_learn::adam::{Adam, cosine_decay};
 use rand::Rng;
 
-/// Adam with a cosine learning-rate decay to a tenth of `lr` over `epochs`.
-#[derive(Clone, Debug)]
-pub struct Adam {
-    lr: f64,
-    epochs: usize,
-    m: Vec<f64>,
-    v: Vec<f64>,
-    t: i32,
-}
-
-impl Adam {
-    /// An optimiser for `n` parameters.
-    pub fn new(n: usize, lr: f64, epochs: usize) -> Self {
-        Self {
-            lr,
-            epochs,
-            m: vec![0.0; n],
-            v: vec![0.0; n],
-            t: 0,
-        }
-    }
-
-    /// One update of `p` with gradient `g`.
-    pub fn step(&mut self, p: &mut [f64], g: &[f64]) {
-        const B1: f64 = 0.9;
-        const B2: f64 = 0.999;
-        self.t += 1;
-        #[allow(clippy::cast_precision_loss)]
-        let frac = (f64::from(self.t) / self.epochs.max(1) as f64).min(1.0);
-        let lr = self.lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * frac).cos()));
-        let (c1, c2) = (1.0 - B1.powi(self.t), 1.0 - B2.powi(self.t));
-        for i in 0..p.len() {
-            self.m[i] = B1 * self.m[i] + (1.0 - B1) * g[i];
-            self.v[i] = B2 * self.v[i] + (1.0 - B2) * g[i] * g[i];
-            p[i] -= lr * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + 1e-8);
-        }
-    }
+/// One Adam step with the learning rate on a cosine decay from `base` to a tenth of it over
+/// `epochs` steps.
+pub fn decayed_step(adam: &mut Adam, base: f64, epochs: usize, params: &mut [f64], grad: &[f64]) {
+    let fraction = f64::from(adam.steps() + 1) / epochs.max(1) as f64;
+    adam.config.learning_rate = cosine_decay(base, fraction, 0.1);
+    adam.step(params, grad);
 }
 
 /// How long and how fast to train.
@@ -77,12 +47,11 @@ pub fn train(
         epochs,
         learning_rate,
     } = schedule;
-    let mut adam = Adam::new(model.params.len(), learning_rate, epochs);
+    let mut adam = Adam::new(model.params.len(), learning_rate);
     let mut history = Vec::with_capacity(epochs);
     for epoch in 0..epochs {
         if epoch % 16 == 0 {
             cancel.check()?;
-            #[allow(clippy::cast_precision_loss)]
             progress.set_fraction(epoch as f64 / epochs as f64);
         }
         let (parts, grad) = loss_and_grad(model, data.labelled, data.unlabelled, spec, rng);
@@ -91,7 +60,7 @@ pub fn train(
                 "training loss is not finite at epoch {epoch}; lower the learning rate or δ"
             )));
         }
-        adam.step(&mut model.params, &grad);
+        decayed_step(&mut adam, learning_rate, epochs, &mut model.params, &grad);
         history.push(parts);
     }
     progress.set_fraction(1.0);
@@ -120,7 +89,6 @@ pub fn evaluate(model: &Model, test: &[Config]) -> Errors {
             .sum::<f64>();
         nf += f.len();
     }
-    #[allow(clippy::cast_precision_loss)]
     Errors {
         energy_mae: ee / test.len().max(1) as f64,
         force_mae: fe / nf.max(1) as f64,

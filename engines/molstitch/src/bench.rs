@@ -6,11 +6,11 @@ use std::time::Instant;
 use benchtop_compute::ComputeError;
 use serde::Serialize;
 
-use crate::mol::Molecule;
-use crate::offline::{LoadError, offline_smiles};
 use crate::prior::{Prior, PriorConfig};
-use crate::props::{Properties, score_all_parallel};
 use crate::vocab::Vocabulary;
+use benchtop_chem::mol::Molecule;
+use benchtop_chem::offline::{LoadError, offline_smiles};
+use benchtop_chem::props::{Properties, score_all_parallel};
 
 /// What [`bench_scoring`] measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -2,7 +2,7 @@
 //! on.
 //!
 //! One crossover takes a BRICS fragment of parent A and a BRICS-compatible fragment of parent
-//! B and stitches them at one compatible pair of attachment points ([`crate::brics::stitch_at`];
+//! B and stitches them at one compatible pair of attachment points ([`benchtop_chem::brics::stitch_at`];
 //! every other attachment point is capped with hydrogen). The paper pretrains StitchNet on the
 //! offspring of Jensen's graph-GA crossover (a ring or acyclic-bond cut of each parent, rejoined
 //! by reaction SMARTS, Appendix L.3); here the cut is RDKit's BRICS fragmentation, the same
@@ -25,10 +25,10 @@ use std::collections::HashMap;
 use benchtop_compute::rng::{EngineRng, seeded};
 use rand::Rng as _;
 
-use crate::brics::{Attachment, attachment_points, brics_fragments, compatible, stitch_at};
-use crate::error::ChemError;
-use crate::mol::Molecule;
-use crate::rdkit_ffi::ffi;
+use benchtop_chem::brics::{
+    Attachment, attachment_points, brics_fragments, compatible, stitch_at, without_attachments,
+};
+use benchtop_chem::{ChemError, Molecule};
 
 /// The paper's child filter: a child needs more than this many heavy atoms.
 pub const MIN_CHILD_HEAVY_ATOMS_EXCLUSIVE: usize = 5;
@@ -81,16 +81,6 @@ fn pieces(smiles: &str) -> Vec<Piece> {
             })
         })
         .collect()
-}
-
-/// Canonical SMILES of `fragment` with every attachment point (dummy atom) replaced by hydrogen.
-/// A double-bonded point (BRICS type 7) leaves its atom saturated: `[7*]=CC` gives `CC`.
-pub fn without_attachments(fragment: &Molecule) -> Result<String, ChemError> {
-    let capped = ffi::cap_dummies(fragment.raw())
-        .map_err(|e| ChemError::rdkit("remove attachment points", &e))?;
-    let capped = Molecule::from_raw(capped, "remove attachment points")?;
-    // Round-trip so the string is RDKit's canonical form of a freshly parsed molecule.
-    Molecule::from_smiles(&capped.canonical_smiles()?)?.canonical_smiles()
 }
 
 /// One crossover between two fragment lists: a uniformly chosen fragment of A, then a uniformly
@@ -173,7 +163,7 @@ pub fn crossover_pairs(smiles: &[String], n_pairs: usize, seed: u64) -> Vec<Cros
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offline::offline_smiles;
+    use benchtop_chem::offline::offline_smiles;
 
     fn corpus(n: usize) -> Vec<String> {
         offline_smiles().unwrap().into_iter().take(n).collect()

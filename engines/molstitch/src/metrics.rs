@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use benchtop_compute::ComputeError;
 
-use crate::mol::{Fingerprint, Molecule};
 use crate::objectives::{MORGAN_BITS, MORGAN_RADIUS};
+use benchtop_chem::mol::{Fingerprint, Molecule};
 
 /// Number of lattice values per dimension of the R2 weight set (0, 1/9, …, 1).
 pub const R2_VALUES_PER_DIM: usize = 10;
@@ -245,7 +245,7 @@ pub struct GenerationStats {
 }
 
 /// Validity, uniqueness and novelty of `generated` against `reference`, a set of RDKit
-/// canonical SMILES (e.g. [`crate::offline::Dataset::canonical_set`]).
+/// canonical SMILES (e.g. [`benchtop_chem::offline::Dataset::canonical_set`]).
 pub fn generation_stats<S: AsRef<str>>(
     generated: &[S],
     reference: &HashSet<String>,

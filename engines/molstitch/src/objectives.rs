@@ -10,9 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ChemError;
-use crate::mol::{Fingerprint, Molecule};
-use crate::{qed, sa};
+use benchtop_chem::error::ChemError;
+use benchtop_chem::mol::{Fingerprint, Molecule};
+use benchtop_chem::{qed, sa};
 
 /// Morgan radius of the similarity objective (and of diversity): ECFP4-like.
 pub const MORGAN_RADIUS: u32 = 2;
@@ -190,7 +190,7 @@ impl Objectives {
         smiles: &[S],
         threads: usize,
     ) -> Vec<Result<Vec<f64>, ChemError>> {
-        crate::parallel::map_smiles(smiles, threads, "objective scoring", |s| {
+        benchtop_chem::parallel::map_smiles(smiles, threads, "objective scoring", |s| {
             self.score_smiles(s)
         })
     }
@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn qed_and_sa_equal_the_property_record() {
         let m = Molecule::from_smiles(ASPIRIN).unwrap();
-        let p = crate::props::Properties::of(&m).unwrap();
+        let p = benchtop_chem::props::Properties::of(&m).unwrap();
         let v = score(&m, &[ObjectiveSpec::Qed, ObjectiveSpec::Sa]).unwrap();
         assert_eq!(v[0], p.qed);
         assert_eq!(v[1], (10.0 - p.sa) / 9.0);
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn parallel_scoring_equals_serial_on_offline_molecules() {
-        let mut smiles: Vec<String> = crate::offline::offline_smiles()
+        let mut smiles: Vec<String> = benchtop_chem::offline::offline_smiles()
             .unwrap()
             .into_iter()
             .take(30)

@@ -14,9 +14,10 @@
 use benchtop_compute::ComputeError;
 use benchtop_compute::rng::seeded;
 use benchtop_compute::threads::single_threaded;
+use benchtop_learn::nn::{TokenGru, TokenGruSizes};
 use candle_core::{D, DType, Device, Tensor, Var};
-use candle_nn::rnn::{GRU, GRUConfig, GRUState, RNN as _};
-use candle_nn::{AdamW, Embedding, Linear, Module as _, Optimizer as _, ParamsAdamW, VarBuilder};
+use candle_nn::rnn::GRUState;
+use candle_nn::{AdamW, Optimizer as _, ParamsAdamW, VarBuilder};
 use candle_nn::{VarMap, ops::log_softmax};
 use rand::seq::SliceRandom as _;
 use serde::{Deserialize, Serialize};
@@ -107,9 +108,7 @@ pub struct Prior {
     vocab: Vocabulary,
     config: PriorConfig,
     varmap: VarMap,
-    embedding: Embedding,
-    grus: Vec<GRU>,
-    head: Linear,
+    net: TokenGru,
     device: Device,
 }
 
@@ -130,30 +129,21 @@ impl Prior {
         let device = Device::Cpu;
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
-        let embedding =
-            candle_nn::embedding(vocab.len(), config.embedding_dim, vb.pp("embedding"))?;
-        let mut grus = Vec::with_capacity(config.layers);
-        for layer in 0..config.layers {
-            let input = if layer == 0 {
-                config.embedding_dim
-            } else {
-                config.hidden_units
-            };
-            grus.push(candle_nn::rnn::gru(
-                input,
-                config.hidden_units,
-                GRUConfig::default(),
-                vb.pp(format!("gru{layer}")),
-            )?);
-        }
-        let head = candle_nn::linear(config.hidden_units, vocab.len(), vb.pp("head"))?;
+        let net = TokenGru::new(
+            &vb,
+            TokenGruSizes {
+                vocab: vocab.len(),
+                embedding: config.embedding_dim,
+                hidden: config.hidden_units,
+                layers: config.layers,
+            },
+            |layer| format!("gru{layer}"),
+        )?;
         let prior = Self {
             vocab,
             config,
             varmap,
-            embedding,
-            grus,
-            head,
+            net,
             device,
         };
         prior.reinitialise(seed)?;
@@ -192,21 +182,11 @@ impl Prior {
         tokens: &Tensor,
         states: &[GRUState],
     ) -> Result<(Tensor, Vec<GRUState>), ComputeError> {
-        let mut x = self.embedding.forward(tokens)?;
-        let mut next = Vec::with_capacity(states.len());
-        for (gru, state) in self.grus.iter().zip(states) {
-            let s = gru.step(&x, state)?;
-            x = s.h().clone();
-            next.push(s);
-        }
-        Ok((self.head.forward(&x)?, next))
+        self.net.step(tokens, states)
     }
 
     fn zero_states(&self, batch: usize) -> Result<Vec<GRUState>, ComputeError> {
-        self.grus
-            .iter()
-            .map(|g| g.zero_state(batch).map_err(ComputeError::from))
-            .collect()
+        self.net.zero_states(batch)
     }
 
     fn check_sequence(&self, ids: &[u32]) -> Result<(), ComputeError> {
@@ -546,7 +526,7 @@ pub(crate) fn draw_token(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offline::offline_smiles;
+    use benchtop_chem::offline::offline_smiles;
 
     fn corpus(n: usize) -> (Vocabulary, Vec<Vec<u32>>) {
         let smiles: Vec<String> = offline_smiles().unwrap().into_iter().take(n).collect();
@@ -700,8 +680,8 @@ mod tests {
 #[cfg(test)]
 mod rdkit_checks {
     use super::*;
-    use crate::offline::offline_smiles;
-    use crate::{ChemError, Molecule};
+    use benchtop_chem::offline::offline_smiles;
+    use benchtop_chem::{ChemError, Molecule};
 
     /// Encoded offline SMILES split into training and held-out sequences.
     fn split(train: usize, held: usize) -> (Vocabulary, Vec<Vec<u32>>, Vec<Vec<u32>>) {

@@ -617,7 +617,7 @@ impl StitchNet {
 mod tests {
     use super::*;
     use crate::crossover::crossover_pairs;
-    use crate::offline::offline_smiles;
+    use benchtop_chem::offline::offline_smiles;
 
     fn pairs(n_parents: usize, n_pairs: usize, seed: u64) -> Vec<CrossoverPair> {
         let smiles: Vec<String> = offline_smiles()
@@ -805,8 +805,8 @@ mod tests {
 mod rdkit_checks {
     use super::*;
     use crate::crossover::crossover_pairs;
-    use crate::mol::{Molecule, Pattern};
-    use crate::offline::offline_smiles;
+    use benchtop_chem::mol::{Molecule, Pattern};
+    use benchtop_chem::offline::offline_smiles;
 
     /// Pretraining on 2,000 crossover pairs of the first 2,500 offline molecules, then decoding
     /// children for 500 fragment pairs of the other 2,500 (run with `--ignored`; about 90 s in the

@@ -224,7 +224,7 @@ impl Vocabulary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offline::offline_smiles;
+    use benchtop_chem::offline::offline_smiles;
 
     #[test]
     fn tokenizer_keeps_multi_character_tokens_whole() {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use benchtop_chem::offline::offline_smiles;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
-use benchtop_molstitch::offline::offline_smiles;
 use benchtop_molstitch::optimise::agent::{
     TbData, ipo_steps, rank_priority_weights, trajectory_balance,
 };

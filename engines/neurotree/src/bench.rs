@@ -22,7 +22,9 @@ use crate::cohort::{CohortParams, generate_cohort};
 use crate::dataset::Dataset;
 use crate::features::{FeatureParams, SubjectGraph, subject_graphs};
 use crate::model::{Batch, ModelConfig, SubjectInput, Task, Weights, graph_dims};
-use crate::train::{Adam, TrainParams, batch_loss, dropout_mask};
+use benchtop_learn::adam::{AdamConfig, VarAdam};
+
+use crate::train::{TrainParams, batch_loss, dropout_mask};
 
 /// What to time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,7 +133,10 @@ fn bench_here(params: &BenchParams) -> Result<BenchReport, ComputeError> {
     let members: Vec<&SubjectInput> = inputs.iter().collect();
     let batch = Batch::new(&members, dims, config.architecture, &device)?;
     let weights = Weights::new(dims, &config, task, derive_seed(params.seed, 2), &device)?;
-    let mut adam = Adam::new(weights.vars(), train.learning_rate, train.weight_decay)?;
+    let mut adam = VarAdam::new(
+        weights.vars(),
+        AdamConfig::new(train.learning_rate).with_weight_decay(train.weight_decay),
+    )?;
     let mut rng = seeded(derive_seed(params.seed, 3));
     let mut step = || -> Result<f64, ComputeError> {
         let mask = dropout_mask(
@@ -151,7 +156,6 @@ fn bench_here(params: &BenchParams) -> Result<BenchReport, ComputeError> {
     for _ in 0..params.steps {
         final_loss = step()?;
     }
-    #[allow(clippy::cast_precision_loss)]
     let ms_per_step = start.elapsed().as_secs_f64() * 1e3 / params.steps as f64;
     Ok(BenchReport {
         engine: "neurotree".to_owned(),

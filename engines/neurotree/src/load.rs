@@ -281,7 +281,6 @@ fn read_npy_table(path: &Path) -> Result<Matrix, ComputeError> {
 }
 
 /// Converts a MATLAB array's real part to f64 (MATLAB stores column-major).
-#[allow(clippy::cast_precision_loss)]
 fn mat_real(data: &matfile::NumericData) -> Option<Vec<f64>> {
     use matfile::NumericData as D;
     fn conv<T: Copy>(real: &[T], imag: Option<&Vec<T>>, f: impl Fn(T) -> f64) -> Option<Vec<f64>> {

@@ -1,6 +1,9 @@
-//! A small dense row-major `f64` matrix: ROI × time series, FC matrices, VAR couplings.
+//! A dense row-major `f64` matrix: ROI × time series, FC matrices, VAR couplings. It is a
+//! container whose rows are slices (the time-series code reads an ROI's samples as one), while
+//! its linear algebra (products, transposes) is nalgebra's ([`Matrix::to_nalgebra`]).
 
 use benchtop_compute::ComputeError;
+use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
 /// A dense `rows × cols` matrix stored row-major.
@@ -96,13 +99,22 @@ impl Matrix {
 
     /// The transpose.
     pub fn transpose(&self) -> Self {
-        let mut t = Self::zeros(self.cols, self.rows);
-        for i in 0..self.rows {
-            for j in 0..self.cols {
-                t.set(j, i, self.get(i, j));
-            }
+        Self::from_nalgebra(&self.to_nalgebra().transpose())
+    }
+
+    /// The same matrix as nalgebra's (column-major) dense matrix.
+    pub fn to_nalgebra(&self) -> DMatrix<f64> {
+        DMatrix::from_row_slice(self.rows, self.cols, &self.data)
+    }
+
+    /// A matrix with the entries of nalgebra's `m`.
+    pub fn from_nalgebra(m: &DMatrix<f64>) -> Self {
+        // nalgebra stores columns; the transpose's columns are this matrix's rows.
+        Self {
+            rows: m.nrows(),
+            cols: m.ncols(),
+            data: m.transpose().as_slice().to_vec(),
         }
-        t
     }
 
     /// Columns `start..end` (e.g. a time window of an ROI × time series).
@@ -135,20 +147,9 @@ impl Matrix {
                 ),
             ));
         }
-        let mut out = Self::zeros(self.rows, other.cols);
-        for i in 0..self.rows {
-            for k in 0..self.cols {
-                let a = self.get(i, k);
-                if a == 0.0 {
-                    continue;
-                }
-                let orow = other.row(k);
-                for (o, &b) in out.row_mut(i).iter_mut().zip(orow) {
-                    *o += a * b;
-                }
-            }
-        }
-        Ok(out)
+        Ok(Self::from_nalgebra(
+            &(self.to_nalgebra() * other.to_nalgebra()),
+        ))
     }
 
     /// The induced ∞-norm, the largest absolute row sum.

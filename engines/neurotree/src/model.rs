@@ -235,7 +235,6 @@ pub(crate) fn node_strength(graph: &SubjectGraph) -> Vec<f64> {
             *si += a.row(i).iter().map(|v| v.abs()).sum::<f64>();
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let scale = (n * graph.dynamic_norm.len().max(1)) as f64;
     s.iter_mut().for_each(|v| *v /= scale);
     s
@@ -281,7 +280,6 @@ pub(crate) struct SubjectInput {
     pub(crate) age_years: f64,
 }
 
-#[allow(clippy::cast_possible_truncation)]
 fn f32s(values: impl Iterator<Item = f64>) -> Vec<f32> {
     values.map(|v| v as f32).collect()
 }
@@ -340,7 +338,6 @@ impl SubjectInput {
             }
         };
         let strength = node_strength(graph);
-        #[allow(clippy::cast_precision_loss)]
         let mean = strength.iter().sum::<f64>() / n as f64;
         let strong: Vec<f32> = strength
             .iter()
@@ -467,7 +464,6 @@ fn uniform(
     bound: f64,
     device: &Device,
 ) -> Result<Var, ComputeError> {
-    #[allow(clippy::cast_possible_truncation)]
     let data: Vec<f32> = (0..shape.0 * shape.1)
         .map(|_| rng.random_range(-bound..=bound) as f32)
         .collect();
@@ -475,7 +471,6 @@ fn uniform(
 }
 
 /// Xavier-uniform bound for a `fan_in × fan_out` weight.
-#[allow(clippy::cast_precision_loss)]
 fn xavier(fan_in: usize, fan_out: usize) -> f64 {
     (6.0 / (fan_in + fan_out) as f64).sqrt()
 }
@@ -888,10 +883,7 @@ impl CustomOp1 for GatedAdjacencyGrad {
             }
             d_lambda += dl;
         }
-        #[allow(clippy::cast_possible_truncation)]
-        {
-            out[block] = d_lambda as f32;
-        }
+        out[block] = d_lambda as f32;
         Ok((CpuStorage::F32(out), Shape::from(block + 1)))
     }
 }

@@ -3,12 +3,14 @@
 //! classification or MSE on the standardised age for brain age; and the trained model's
 //! predictions, node scores, λ and Γ.
 
-use candle_core::{D, Device, Tensor, Var};
+use candle_core::{D, Device, Tensor};
 use rand::seq::SliceRandom as _;
 use serde::{Deserialize, Serialize};
 
 use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_learn::adam::{AdamConfig, VarAdam};
+use benchtop_learn::settings;
 
 use crate::Matrix;
 use crate::features::SubjectGraph;
@@ -47,25 +49,14 @@ impl Default for TrainParams {
 impl TrainParams {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ComputeError> {
-        if !(1..=100_000).contains(&self.epochs) {
-            return Err(ComputeError::invalid("epochs", "choose 1 to 100000"));
-        }
-        if !(1..=100_000).contains(&self.batch_size) {
-            return Err(ComputeError::invalid("batch_size", "choose 1 to 100000"));
-        }
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(ComputeError::invalid(
-                "learning_rate",
-                "must be finite and > 0",
-            ));
-        }
-        if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
-            return Err(ComputeError::invalid(
-                "weight_decay",
-                "must be finite and ≥ 0",
-            ));
-        }
-        Ok(())
+        settings::training(
+            self.epochs,
+            100_000,
+            self.batch_size,
+            100_000,
+            self.learning_rate,
+        )?;
+        settings::non_negative("weight_decay", self.weight_decay)
     }
 }
 
@@ -80,73 +71,6 @@ pub struct EpochStats {
     pub task_loss: f64,
     /// L_CMFC (0 when not used).
     pub cmfc_loss: f64,
-}
-
-/// Adam with L2 weight decay; the moment estimates are detached so no step's graph survives.
-pub(crate) struct Adam {
-    vars: Vec<Var>,
-    first: Vec<Tensor>,
-    second: Vec<Tensor>,
-    steps: i32,
-    learning_rate: f64,
-    weight_decay: f64,
-}
-
-const ADAM_BETA1: f64 = 0.9;
-const ADAM_BETA2: f64 = 0.999;
-const ADAM_EPSILON: f64 = 1e-8;
-
-impl Adam {
-    /// An optimiser over `vars` with zero moments.
-    pub(crate) fn new(
-        vars: Vec<Var>,
-        learning_rate: f64,
-        weight_decay: f64,
-    ) -> Result<Self, ComputeError> {
-        let zeros = vars
-            .iter()
-            .map(|v| v.as_tensor().zeros_like())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self {
-            vars,
-            first: zeros.clone(),
-            second: zeros,
-            steps: 0,
-            learning_rate,
-            weight_decay,
-        })
-    }
-
-    /// Backpropagates `loss` and updates every variable.
-    pub(crate) fn step(&mut self, loss: &Tensor) -> Result<(), ComputeError> {
-        let grads = loss.backward()?;
-        self.steps += 1;
-        let correction1 = 1.0 - ADAM_BETA1.powi(self.steps);
-        let correction2 = 1.0 - ADAM_BETA2.powi(self.steps);
-        let step_size = self.learning_rate / correction1;
-        for ((var, m), v) in self.vars.iter().zip(&mut self.first).zip(&mut self.second) {
-            let theta = var.as_tensor().detach();
-            let Some(g) = grads.get(var.as_tensor()) else {
-                continue;
-            };
-            let mut g = g.detach();
-            if self.weight_decay > 0.0 {
-                g = (g + theta.affine(self.weight_decay, 0.0)?)?;
-            }
-            *m = m
-                .affine(ADAM_BETA1, 0.0)?
-                .add(&g.affine(1.0 - ADAM_BETA1, 0.0)?)?
-                .detach();
-            *v = v
-                .affine(ADAM_BETA2, 0.0)?
-                .add(&g.sqr()?.affine(1.0 - ADAM_BETA2, 0.0)?)?
-                .detach();
-            let denominator = (v.affine(1.0 / correction2, 0.0)?.sqrt()? + ADAM_EPSILON)?;
-            let update = m.div(&denominator)?.affine(step_size, 0.0)?;
-            var.set(&theta.sub(&update)?)?;
-        }
-        Ok(())
-    }
 }
 
 /// A trained network.
@@ -222,7 +146,6 @@ pub(crate) fn dropout_mask(
     probability: f64,
     device: &Device,
 ) -> Result<Tensor, ComputeError> {
-    #[allow(clippy::cast_possible_truncation)]
     let keep = (1.0 / (1.0 - probability)) as f32;
     let mask: Vec<f32> = (0..rows * cols)
         .map(|_| {
@@ -261,7 +184,6 @@ pub fn train(
         .iter()
         .map(|g| SubjectInput::new(g, dims, config, task))
         .collect::<Result<Vec<_>, _>>()?;
-    #[allow(clippy::cast_precision_loss)]
     let count = inputs.len() as f64;
     let age_mean_years = inputs.iter().map(|s| s.age_years).sum::<f64>() / count;
     let variance = inputs
@@ -272,7 +194,10 @@ pub fn train(
     let age_std_years = if variance > 0.0 { variance.sqrt() } else { 1.0 };
 
     let weights = Weights::new(dims, config, task, derive_seed(seed, 1), &device)?;
-    let mut adam = Adam::new(weights.vars(), params.learning_rate, params.weight_decay)?;
+    let mut adam = VarAdam::new(
+        weights.vars(),
+        AdamConfig::new(params.learning_rate).with_weight_decay(params.weight_decay),
+    )?;
     let mut rng = seeded(derive_seed(seed, 2));
     let mut order: Vec<usize> = (0..inputs.len()).collect();
     for epoch in 1..=params.epochs {
@@ -284,7 +209,6 @@ pub fn train(
             let batch = Batch::new(&members, dims, config.architecture, &device)?;
             let targets = match task {
                 Task::BrainAge => {
-                    #[allow(clippy::cast_possible_truncation)]
                     let ages: Vec<f32> = members
                         .iter()
                         .map(|s| ((s.age_years - age_mean_years) / age_std_years) as f32)
@@ -318,7 +242,6 @@ pub fn train(
                     "the loss is not finite at epoch {epoch}; lower the learning rate"
                 )));
             }
-            #[allow(clippy::cast_precision_loss)]
             let size = members.len() as f64;
             total += size * value;
             task_total += size * f64::from(loss.task.to_scalar::<f32>()?);
@@ -333,7 +256,6 @@ pub fn train(
             task_loss: task_total / count,
             cmfc_loss: cmfc_total / count,
         };
-        #[allow(clippy::cast_precision_loss)]
         progress.set(
             epoch as f64 / params.epochs as f64,
             format!("epoch {epoch}/{}: loss {:.4}", params.epochs, stats.loss),

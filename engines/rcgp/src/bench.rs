@@ -68,18 +68,12 @@ pub const HYPER: Hyper = Hyper {
 /// equally spaced times in [0, 1], y = f(s, t) + 0.1·sin(12.9898·k) for observation k = t·n_s + i,
 /// and every 20th observation (k mod 20 = 7) shifted by ±7 (alternating signs): 5 % outliers.
 pub fn bench_data(times: usize, space: usize) -> (Vec<f64>, Vec<[f64; 2]>, Vec<f64>) {
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
     let grid = (space as f64).sqrt().ceil() as usize;
     let field = data::figure1(grid, times, 0.0, 1);
     let locations = field.locations[..space].to_vec();
     let y = (0..times * space)
         .map(|k| {
             let (t, i) = (k / space, k % space);
-            #[allow(clippy::cast_precision_loss)]
             let mut v = data::figure1_field(locations[i], field.times[t])
                 + 0.1 * (12.9898 * k as f64).sin();
             if k % 20 == 7 {
@@ -135,7 +129,6 @@ pub fn bench(params: &BenchParams) -> Result<BenchReport, ComputeError> {
     } else {
         (None, None)
     };
-    #[allow(clippy::cast_precision_loss)]
     Ok(BenchReport {
         engine: "rcgp".to_owned(),
         times: params.times,

@@ -52,7 +52,6 @@ pub fn figure1_field(s: [f64; 2], t: f64) -> f64 {
 /// The Figure-1 field on a `grid`×`grid` grid over [−1, 1]² at `n_times` equally spaced times
 /// in [0, 1], observed with Gaussian noise of standard deviation `noise_sd`.
 pub fn figure1(grid: usize, n_times: usize, noise_sd: f64, seed: u64) -> Dataset {
-    #[allow(clippy::cast_precision_loss)]
     let axis = |k: usize, n: usize| {
         if n <= 1 {
             0.0
@@ -63,7 +62,6 @@ pub fn figure1(grid: usize, n_times: usize, noise_sd: f64, seed: u64) -> Dataset
     let locations: Vec<[f64; 2]> = (0..grid * grid)
         .map(|k| [axis(k % grid, grid), axis(k / grid, grid)])
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let times: Vec<f64> = (0..n_times)
         .map(|k| {
             if n_times <= 1 {
@@ -99,11 +97,6 @@ pub fn figure1(grid: usize, n_times: usize, noise_sd: f64, seed: u64) -> Dataset
 /// shifts in [−8, −6] ∪ [6, 8]).
 pub fn inject_outliers(data: &mut Dataset, rate: f64, size: f64, scale: f64, seed: u64) {
     let n = data.y.len();
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
     let count = ((rate.clamp(0.0, 1.0) * n as f64).round() as usize).min(n);
     let mut rng = benchtop_compute::rng::seeded(benchtop_compute::rng::derive_seed(seed, 17));
     let chosen = rand::seq::index::sample(&mut rng, n, count);
@@ -256,7 +249,6 @@ pub fn parse_time(cell: &str) -> Option<f64> {
         return None;
     }
     let days = days_from_civil(year, month, day);
-    #[allow(clippy::cast_precision_loss)]
     Some(1970.0 + days as f64 / 365.2425)
 }
 
@@ -352,7 +344,6 @@ pub fn parse_csv(file: &str, text: &str, column: usize) -> Result<Dataset, DataE
         }
     }
     check_increasing(&table, &times, 0)?;
-    #[allow(clippy::cast_precision_loss)]
     let locations = (0..value_columns.len()).map(|k| [k as f64, 0.0]).collect();
     let names: Vec<&str> = value_columns
         .iter()

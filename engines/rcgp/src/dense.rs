@@ -47,7 +47,6 @@ pub fn regress(prior: &Prior<'_>, y: &[f64]) -> Result<DenseFit, ComputeError> {
         .map(|i| k[(i, i)] - v.column(i).norm_squared())
         .collect();
     let log_det: f64 = chol.l().diagonal().iter().map(|d| 2.0 * d.ln()).sum();
-    #[allow(clippy::cast_precision_loss)]
     let log_likelihood = -0.5 * (yv.dot(&alpha) + log_det + n as f64 * (2.0 * PI).ln());
     Ok(DenseFit {
         mean: mean.as_slice().to_vec(),

@@ -275,7 +275,6 @@ pub fn robust_scale(y: &[f64]) -> (f64, f64) {
     if mad > 0.0 {
         return (m, mad);
     }
-    #[allow(clippy::cast_precision_loss)]
     let sd = (y.iter().map(|v| (v - m).powi(2)).sum::<f64>() / y.len().max(1) as f64).sqrt();
     (m, if sd > 0.0 { sd } else { 1.0 })
 }
@@ -438,7 +437,6 @@ pub fn sweep_outlier_rate(
     cancel: &CancelToken,
 ) -> Result<Vec<SweepPoint>, ComputeError> {
     let mut out = Vec::with_capacity(rates.len());
-    #[allow(clippy::cast_precision_loss)]
     for (k, &rate) in rates.iter().enumerate() {
         let n = rates.len() as f64;
         let mut p = params.clone();

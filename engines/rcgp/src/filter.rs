@@ -147,10 +147,7 @@ pub fn run(
             .solve_lower_triangular(&pht.transpose())
             .ok_or_else(|| ComputeError::Numerical(format!("singular innovation at step {t}")))?;
         let log_det: f64 = l.diagonal().iter().map(|v| 2.0 * v.ln()).sum();
-        #[allow(clippy::cast_precision_loss)]
-        {
-            log_likelihood -= 0.5 * (z.norm_squared() + log_det + ns as f64 * (2.0 * PI).ln());
-        }
+        log_likelihood -= 0.5 * (z.norm_squared() + log_det + ns as f64 * (2.0 * PI).ln());
         m = &m_pred + w.transpose() * &z;
         p = &p_pred - w.transpose() * &w;
         crate::kernel::symmetrise(&mut p);

@@ -5,7 +5,6 @@ use std::f64::consts::PI;
 /// Root mean squared error of `mean` against `truth`.
 pub fn rmse(mean: &[f64], truth: &[f64]) -> f64 {
     let n = mean.len().max(1);
-    #[allow(clippy::cast_precision_loss)]
     let mse = mean
         .iter()
         .zip(truth)
@@ -18,9 +17,8 @@ pub fn rmse(mean: &[f64], truth: &[f64]) -> f64 {
 /// Mean negative log predictive density of `truth` under independent normals N(mean, var + extra).
 pub fn nlpd(mean: &[f64], var: &[f64], extra: f64, truth: &[f64]) -> f64 {
     let n = mean.len().max(1);
-    #[allow(clippy::cast_precision_loss)]
-    let total = mean
-        .iter()
+
+    mean.iter()
         .zip(var)
         .zip(truth)
         .map(|((m, v), t)| {
@@ -28,8 +26,7 @@ pub fn nlpd(mean: &[f64], var: &[f64], extra: f64, truth: &[f64]) -> f64 {
             0.5 * ((2.0 * PI * v).ln() + (t - m).powi(2) / v)
         })
         .sum::<f64>()
-        / n as f64;
-    total
+        / n as f64
 }
 
 #[cfg(test)]

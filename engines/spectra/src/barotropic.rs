@@ -62,7 +62,6 @@ pub fn epsilon(l: usize, m: usize) -> f64 {
     if l <= m {
         return 0.0;
     }
-    #[allow(clippy::cast_precision_loss)]
     let (l, m) = (l as f64, m as f64);
     ((l * l - m * m) / (4.0 * l * l - 1.0)).sqrt()
 }
@@ -71,7 +70,6 @@ pub fn epsilon(l: usize, m: usize) -> f64 {
 pub fn longitude_derivative(a: &Coeffs) -> Coeffs {
     let mut out = a.clone();
     for m in 0..=a.lmax() {
-        #[allow(clippy::cast_precision_loss)]
         let factor = Complex64::new(0.0, m as f64);
         for l in m..=a.lmax() {
             out.set(l, m, a.get(l, m) * factor);
@@ -90,12 +88,10 @@ pub fn cos_lat_derivative(a: &Coeffs) -> Coeffs {
         for l in m..=lmax + 1 {
             let mut value = Complex64::new(0.0, 0.0);
             if l > m && l - 1 <= lmax {
-                #[allow(clippy::cast_precision_loss)]
                 let n = (l - 1) as f64;
                 value -= a.get(l - 1, m) * (n * epsilon(l, m));
             }
             if l < lmax {
-                #[allow(clippy::cast_precision_loss)]
                 let n = (l + 1) as f64;
                 value += a.get(l + 1, m) * ((n + 1.0) * epsilon(l + 1, m));
             }
@@ -111,7 +107,6 @@ pub fn streamfunction(vorticity: &Coeffs) -> Coeffs {
         if l == 0 {
             Complex64::new(0.0, 0.0)
         } else {
-            #[allow(clippy::cast_precision_loss)]
             let eigen = (l * (l + 1)) as f64;
             -c / eigen
         }
@@ -120,7 +115,6 @@ pub fn streamfunction(vorticity: &Coeffs) -> Coeffs {
 
 /// `∇²a`: multiplies degree l by `−l(l+1)`.
 pub fn laplacian(a: &Coeffs) -> Coeffs {
-    #[allow(clippy::cast_precision_loss)]
     a.map_by_degree(|l, c| -c * (l * (l + 1)) as f64)
 }
 
@@ -131,7 +125,6 @@ pub fn kinetic_energy(vorticity: &Coeffs) -> f64 {
         .enumerate()
         .skip(1)
         .map(|(l, p)| {
-            #[allow(clippy::cast_precision_loss)]
             let eigen = (l * (l + 1)) as f64;
             0.5 * p / eigen
         })
@@ -278,16 +271,13 @@ impl BarotropicModel {
             .map(|lat| 1.0 / lat.to_radians().cos().powi(2))
             .collect();
         let lmax = params.lmax;
-        #[allow(clippy::cast_precision_loss)]
         let top = (lmax * (lmax + 1)) as f64;
         let decay_per_day = (0..=lmax)
             .map(|l| {
                 if params.diffusion_time_h == 0.0 {
                     0.0
                 } else {
-                    #[allow(clippy::cast_precision_loss)]
                     let ratio = (l * (l + 1)) as f64 / top;
-                    #[allow(clippy::cast_possible_wrap)]
                     let p = params.diffusion_order as i32;
                     ratio.powi(p) * 24.0 / params.diffusion_time_h
                 }
@@ -520,7 +510,6 @@ pub fn vorticity_from_wind(grid: &Grid, u: &[f64], v: &[f64]) -> Result<Vec<f64>
             .map_err(fft_error)?;
         let half = nlon / 2;
         for (m, s) in spectrum.iter_mut().enumerate() {
-            #[allow(clippy::cast_precision_loss)]
             let factor = if m == half {
                 0.0
             } else {
@@ -556,7 +545,6 @@ pub fn vorticity_from_wind(grid: &Grid, u: &[f64], v: &[f64]) -> Result<Vec<f64>
             .map_err(fft_error)?;
         let nyquist = circle / 2;
         for (n, c) in coefficients.iter_mut().enumerate() {
-            #[allow(clippy::cast_precision_loss)]
             let factor = if n == nyquist {
                 0.0
             } else {
@@ -589,7 +577,6 @@ pub fn vorticity_from_wind(grid: &Grid, u: &[f64], v: &[f64]) -> Result<Vec<f64>
     // Poles: mean vorticity of the polar cap bounded by the first ring (Stokes).
     let theta1 = std::f64::consts::PI / (nlat - 1) as f64;
     let cap = theta1.sin() / (EARTH_RADIUS_M * (1.0 - theta1.cos()));
-    #[allow(clippy::cast_precision_loss)]
     let ring_mean = |i: usize| u[i * nlon..(i + 1) * nlon].iter().sum::<f64>() / nlon as f64;
     let north = ring_mean(1) * cap;
     let south = -ring_mean(nlat - 2) * cap;
@@ -622,9 +609,7 @@ pub fn rossby_haurwitz(
     let lats = grid.latitudes_deg();
     let lons = grid.longitudes_deg();
     let mut psi = Vec::with_capacity(grid.len());
-    #[allow(clippy::cast_possible_wrap, clippy::cast_possible_truncation)]
     let r = wavenumber as i32;
-    #[allow(clippy::cast_precision_loss)]
     let rf = wavenumber as f64;
     for lat in &lats {
         let phi = lat.to_radians();
@@ -643,7 +628,6 @@ pub fn rossby_haurwitz(
 /// [`rossby_haurwitz`] in the non-divergent model: `ν = [R(3+R)ω − 2Ω]/((1+R)(2+R))`
 /// (Haurwitz 1940). The pattern moves as ψ(λ − νt).
 pub fn rossby_haurwitz_speed(omega: f64, rotation: f64, wavenumber: usize) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let r = wavenumber as f64;
     (r * (3.0 + r) * omega - 2.0 * rotation) / ((1.0 + r) * (2.0 + r))
 }

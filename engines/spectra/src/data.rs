@@ -232,7 +232,6 @@ fn detect_latitudes(latitudes_deg: &[f64], choice: GridChoice) -> Result<(GridKi
             .map_err(|error| error.to_string())?
             .latitudes_deg();
         // Coordinates are often float32 or rounded to a few decimals: allow 0.5 % of a step.
-        #[allow(clippy::cast_precision_loss)]
         let tolerance = 0.005 * 180.0 / n as f64;
         Ok(reference
             .iter()
@@ -299,7 +298,6 @@ fn detect_longitudes(longitudes_deg: &[f64]) -> Result<(usize, bool, bool, usize
     }
     let tolerance = 0.005 * step;
     for (j, value) in eastward.iter().enumerate() {
-        #[allow(clippy::cast_precision_loss)]
         let expected = eastward[0] + j as f64 * step;
         if (value - expected).abs() > tolerance {
             return Err(format!(
@@ -308,7 +306,6 @@ fn detect_longitudes(longitudes_deg: &[f64]) -> Result<(usize, bool, bool, usize
             ));
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let span = step * m as f64;
     let (nlon, drop_cyclic) = if (span - 360.0).abs() <= tolerance * m as f64 {
         (m, false)
@@ -329,7 +326,6 @@ fn detect_longitudes(longitudes_deg: &[f64]) -> Result<(usize, bool, bool, usize
             eastward[0]
         ));
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let offset = (nearest as usize) % nlon;
     // Input column c (after orientation) is at longitude (offset + c)·step; output column k is
     // at k·step, so it takes input column (k − offset) mod nlon = (k + nlon − offset) mod nlon.
@@ -500,8 +496,8 @@ fn string_attribute(variable: &netcdf::Variable<'_>, name: &str) -> String {
 /// Numeric attribute values (scalar or vector) as f64; empty when absent.
 fn numeric_attribute(variable: &netcdf::Variable<'_>, name: &str) -> Vec<f64> {
     use netcdf::AttributeValue as A;
-    #[allow(clippy::cast_precision_loss)]
-    let values = match attribute_value(variable, name) {
+
+    match attribute_value(variable, name) {
         Some(A::Uchars(v)) => v.into_iter().map(f64::from).collect(),
         Some(A::Schars(v)) => v.into_iter().map(f64::from).collect(),
         Some(A::Ushorts(v)) => v.into_iter().map(f64::from).collect(),
@@ -514,8 +510,7 @@ fn numeric_attribute(variable: &netcdf::Variable<'_>, name: &str) -> Vec<f64> {
         Some(A::Doubles(v)) => v,
         Some(scalar) => f64::try_from(scalar).map(|v| vec![v]).unwrap_or_default(),
         None => Vec::new(),
-    };
-    values
+    }
 }
 
 /// The role of dimension `name` (length `len`, unlimited or not), judged from its coordinate

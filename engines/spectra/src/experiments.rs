@@ -273,7 +273,6 @@ impl GainFit {
         }
         let mse_fit = apply_gains(&self.forecast, &self.gain_mse)?;
         let amse_fit = apply_gains(&self.forecast, &self.gain_amse)?;
-        #[allow(clippy::cast_precision_loss)]
         let n = self.params.lmax as f64;
         let step = GainStep {
             step: self.history.len() + 1,
@@ -350,7 +349,6 @@ impl GainFit {
         } else {
             None
         };
-        #[allow(clippy::cast_precision_loss)]
         Ok(AnalyticResult {
             k: (0..=lmax).collect(),
             wavelength_km: (0..=lmax)
@@ -422,18 +420,33 @@ pub fn run_analytic(
     progress: &Progress,
     cancel: &CancelToken,
 ) -> Result<AnalyticResult, ComputeError> {
+    run_analytic_with(params, seed, progress, cancel, usize::MAX, |_| {})
+}
+
+/// Runs the analytic experiment to the end, calling `partial` with the result so far every
+/// `every` iterations (for a live view).
+pub fn run_analytic_with(
+    params: &AnalyticParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    every: usize,
+    mut partial: impl FnMut(AnalyticResult),
+) -> Result<AnalyticResult, ComputeError> {
     let mut fit = GainFit::new(params, seed)?;
     while !fit.is_finished() {
         cancel.check()?;
         let step = fit.step()?;
-        #[allow(clippy::cast_precision_loss)]
         progress.set(
             step.step as f64 / params.steps.max(1) as f64,
             format!(
-                "step {}: mean |g − ρ| (MSE) = {:.2e}, mean |g − 1| (AMSE) = {:.2e}",
+                "iteration {}: mean |g − ρ| (MSE) {:.1e}, mean |g − 1| (AMSE) {:.1e}",
                 step.step, step.mse_gain_error, step.amse_gain_error
             ),
         );
+        if step.step % every.max(1) == 0 && !fit.is_finished() {
+            partial(fit.result()?);
+        }
     }
     progress.set(1.0, "done");
     fit.result()

@@ -122,7 +122,6 @@ impl ForecastParams {
                 ),
             ));
         }
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(rounded as usize)
     }
 
@@ -340,7 +339,6 @@ impl SpectralSums {
     }
 
     fn skill(&self, min_k: usize) -> Skill {
-        #[allow(clippy::cast_precision_loss)]
         let n = self.count.max(1) as f64;
         // Where the truth has no power (k = 0: vorticity has no global mean) the ratio is
         // reported as 1, so that results stay finite (and JSON-friendly).
@@ -463,7 +461,6 @@ impl ForecastTrainer {
     /// The learning rate at step `step` (from 0): 5 % linear warm-up, then cosine decay to
     /// 5 % of the peak.
     fn learning_rate(&self, step: usize) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
         let (s, n) = (step as f64, self.params.train_steps as f64);
         let warmup = (0.05 * n).max(1.0);
         let peak = self.params.learning_rate;
@@ -659,9 +656,7 @@ impl ForecastTrainer {
             .iter()
             .zip(&sums)
             .map(|(&steps, [mse, amse, persistence])| {
-                #[allow(clippy::cast_precision_loss)]
                 let n = mse.count.max(1) as f64;
-                #[allow(clippy::cast_precision_loss)]
                 LeadEvaluation {
                     steps,
                     lead_h: steps as f64 * self.params.lead_h,
@@ -705,7 +700,6 @@ impl ForecastTrainer {
                 .collect())
         };
         let lmax = self.data.sht.lmax();
-        #[allow(clippy::cast_precision_loss)]
         Ok(ForecastResult {
             k: (0..=lmax).collect(),
             wavelength_km: (0..=lmax)
@@ -719,7 +713,6 @@ impl ForecastTrainer {
             leads: evaluations,
             maps: ForecastMaps {
                 grid: self.data.grid.clone(),
-                #[allow(clippy::cast_precision_loss)]
                 lead_h: longest as f64 * self.params.lead_h,
                 truth_per_s: grid_values(&first[0])?,
                 mse_per_s: grid_values(&first[1])?,
@@ -736,19 +729,30 @@ pub fn run(
     progress: &Progress,
     cancel: &CancelToken,
 ) -> Result<ForecastResult, ComputeError> {
-    let mut trainer = ForecastTrainer::new(params, seed, &progress.slice(0.0, 0.25), cancel)?;
-    let training = progress.slice(0.25, 0.95);
+    run_with(params, seed, progress, cancel, |_| {})
+}
+
+/// [`run`], calling `on_step` after every training step (for live curves).
+pub fn run_with(
+    params: &ForecastParams,
+    seed: u64,
+    progress: &Progress,
+    cancel: &CancelToken,
+    mut on_step: impl FnMut(TrainingStep),
+) -> Result<ForecastResult, ComputeError> {
+    let mut trainer = ForecastTrainer::new(params, seed, &progress.slice(0.0, 0.15), cancel)?;
+    let training = progress.slice(0.15, 0.95);
     while !trainer.is_finished() {
         cancel.check()?;
         let step = trainer.step()?;
-        #[allow(clippy::cast_precision_loss)]
         training.set(
-            step.step as f64 / params.train_steps as f64,
+            step.step as f64 / params.train_steps.max(1) as f64,
             format!(
-                "step {}: MSE net {:.4}, AMSE net {:.4} (AMSE)",
+                "step {}: MSE net {:.3e} (MSE), AMSE net {:.3e} (AMSE)",
                 step.step, step.mse_net_mse, step.amse_net_amse
             ),
         );
+        on_step(step);
     }
     progress.set(0.95, "evaluating on held-out trajectories");
     let result = trainer.evaluate(cancel)?;

@@ -162,10 +162,7 @@ impl GpuSht {
             columns.into_par_iter().enumerate().for_each(|(m, column)| {
                 for (i, xi) in x.iter().enumerate() {
                     for (k, v) in legendre_column(lmax, m, *xi).iter().enumerate() {
-                        #[allow(clippy::cast_possible_truncation)]
-                        {
-                            column[k * nlat + i] = *v as f32;
-                        }
+                        column[k * nlat + i] = *v as f32;
                     }
                 }
             });
@@ -173,7 +170,6 @@ impl GpuSht {
         let ring_weights: Vec<f32> = if resample {
             vec![1.0; nlat]
         } else {
-            #[allow(clippy::cast_possible_truncation)]
             quadrature.iter().map(|w| (w / 2.0) as f32).collect()
         };
         let mut forward_twiddle = vec![0.0_f32; nlon * 2 * nm];
@@ -183,17 +179,13 @@ impl GpuSht {
                 let angle = 2.0 * std::f64::consts::PI * ((m * j) % nlon) as f64 / nlon as f64;
                 let (s, c) = angle.sin_cos();
                 let weight = if m == 0 { 1.0 } else { 2.0 };
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    forward_twiddle[j * 2 * nm + m] = (c / nlon as f64) as f32;
-                    forward_twiddle[j * 2 * nm + nm + m] = (-s / nlon as f64) as f32;
-                    inverse_twiddle[m * nlon + j] = (weight * c) as f32;
-                    inverse_twiddle[(nm + m) * nlon + j] =
-                        if m == 0 { 0.0 } else { (-weight * s) as f32 };
-                }
+                forward_twiddle[j * 2 * nm + m] = (c / nlon as f64) as f32;
+                forward_twiddle[j * 2 * nm + nm + m] = (-s / nlon as f64) as f32;
+                inverse_twiddle[m * nlon + j] = (weight * c) as f32;
+                inverse_twiddle[(nm + m) * nlon + j] =
+                    if m == 0 { 0.0 } else { (-weight * s) as f32 };
             }
         }
-        #[allow(clippy::cast_possible_truncation)]
         let resampling: Vec<f32> = if resample {
             meridian_matrices(nlat, lmax)?
                 .iter()
@@ -555,10 +547,7 @@ impl GpuSht {
         for (f, field) in fields.iter().enumerate() {
             self.grid.check_field(field)?;
             for (d, v) in host[f * len..(f + 1) * len].iter_mut().zip(field.iter()) {
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    *d = *v as f32;
-                }
+                *d = *v as f32;
             }
         }
         self.context
@@ -601,11 +590,8 @@ impl GpuSht {
                 for l in m..=self.lmax {
                     let t = triangle_index(self.lmax, l, m);
                     let v = padded.data()[t];
-                    #[allow(clippy::cast_possible_truncation)]
-                    {
-                        host[t * width + 2 * f] = v.re as f32;
-                        host[t * width + 2 * f + 1] = if m == 0 { 0.0 } else { v.im as f32 };
-                    }
+                    host[t * width + 2 * f] = v.re as f32;
+                    host[t * width + 2 * f + 1] = if m == 0 { 0.0 } else { v.im as f32 };
                 }
             }
         }

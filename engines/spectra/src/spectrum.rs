@@ -45,7 +45,6 @@ pub fn field_spectrum(
     let coeffs = Sht::new(grid, lmax)?.forward(values)?;
     let power = psd(&coeffs);
     check_power(&power, values)?;
-    #[allow(clippy::cast_precision_loss)]
     let wavelength_km = (0..=lmax)
         .map(|k| if k == 0 { 0.0 } else { wavelength_km(k as f64) })
         .collect();

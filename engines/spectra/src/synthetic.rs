@@ -77,7 +77,6 @@ impl SpectrumSpec {
                 format!("must be finite and ≥ 0 (got {})", self.variance),
             ));
         }
-        #[allow(clippy::cast_precision_loss)]
         let raw: Vec<f64> = match &self.shape {
             SpectrumShape::PowerLaw { exponent } => {
                 check_exponent(*exponent)?;
@@ -161,7 +160,6 @@ pub fn random_coeffs(psd: &[f64], rng: &mut EngineRng) -> Result<Coeffs, Compute
     // Draw in a fixed order (m outer, l inner) so that the same seed gives the same field.
     for m in 0..=lmax {
         for (l, power) in psd.iter().enumerate().skip(m) {
-            #[allow(clippy::cast_precision_loss)]
             let per_mode = power / (2 * l + 1) as f64;
             let re: f64 = StandardNormal.sample(rng);
             let im: f64 = StandardNormal.sample(rng);
@@ -198,7 +196,6 @@ pub fn exponential_decorrelation(lmax: usize, k_c: f64) -> Result<Vec<f64>, Comp
             format!("the decorrelation wavenumber must be finite and > 0 (got {k_c})"),
         ));
     }
-    #[allow(clippy::cast_precision_loss)]
     Ok((0..=lmax).map(|k| (-(k as f64) / k_c).exp()).collect())
 }
 

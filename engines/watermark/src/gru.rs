@@ -33,9 +33,9 @@ use std::sync::Arc;
 use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::threads::single_threaded;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
+use benchtop_learn::nn::{TokenGru, TokenGruSizes};
 use candle_core::{DType, Device, Tensor, Var};
-use candle_nn::rnn::{GRU, GRUConfig, RNN as _};
-use candle_nn::{AdamW, Embedding, Linear, Module as _, Optimizer as _, ParamsAdamW, VarBuilder};
+use candle_nn::{AdamW, Optimizer as _, ParamsAdamW, VarBuilder};
 use pulp::{Simd, WithSimd};
 use rand::Rng as _;
 use rand::seq::SliceRandom as _;
@@ -194,47 +194,33 @@ impl GruConfig {
     }
 }
 
-/// The candle modules over a set of named tensors (trainable variables or fixed weights).
-struct CandleNet {
-    embedding: Embedding,
-    gru: GRU,
-    head: Linear,
-}
+/// The candle network over a set of named tensors (trainable variables or fixed weights).
+struct CandleNet(TokenGru);
 
 impl CandleNet {
-    /// The modules over `tensors` (named as in [`weight_shapes`], shapes checked).
+    /// The network over `tensors` (named as in [`weight_shapes`], shapes checked).
     fn new(tensors: HashMap<String, Tensor>, arch: &GruArch) -> Result<Self, ComputeError> {
-        let device = Device::Cpu;
-        let get = |name: &str| {
-            tensors
-                .get(name)
-                .cloned()
-                .ok_or_else(|| ComputeError::Numerical(format!("tensor `{name}` is missing")))
+        if let Some((name, _)) = weight_shapes(arch)
+            .iter()
+            .find(|(name, _)| !tensors.contains_key(*name))
+        {
+            return Err(ComputeError::Numerical(format!(
+                "tensor `{name}` is missing"
+            )));
+        }
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
+        let sizes = TokenGruSizes {
+            vocab: arch.vocab,
+            embedding: arch.embedding,
+            hidden: arch.hidden,
+            layers: 1,
         };
-        let embedding = Embedding::new(get(EMBEDDING)?, arch.embedding);
-        let head = Linear::new(get(HEAD_W)?, Some(get(HEAD_B)?));
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let gru = candle_nn::rnn::gru(
-            arch.embedding,
-            arch.hidden,
-            GRUConfig::default(),
-            vb.pp("gru"),
-        )?;
-        Ok(Self {
-            embedding,
-            gru,
-            head,
-        })
+        Ok(Self(TokenGru::new(&vb, sizes, |_| "gru".to_owned())?))
     }
 
     /// Logits (B·T, V) of every position of a (B, T) u32 batch, each row run from a zero state.
     fn logits(&self, inputs: &Tensor) -> Result<Tensor, ComputeError> {
-        let x = self.embedding.forward(inputs)?;
-        let states = self.gru.seq(&x)?;
-        let hs: Vec<Tensor> = states.iter().map(|s| s.h().clone()).collect();
-        let hs = Tensor::stack(&hs, 1)?;
-        let (b, t, h) = hs.dims3()?;
-        Ok(self.head.forward(&hs.reshape((b * t, h))?)?)
+        self.0.logits(inputs)
     }
 }
 
@@ -478,7 +464,7 @@ impl GruModel {
         let net = CandleNet::new(self.tensors()?, &self.arch)?;
         let logits = if tail.is_empty() {
             let zero = Tensor::zeros((1, self.arch.hidden), DType::F32, &Device::Cpu)?;
-            net.head.forward(&zero)?
+            net.0.head_logits(&zero)?
         } else {
             let ids = Tensor::from_slice(tail, (1, tail.len()), &Device::Cpu)?;
             net.logits(&ids)?

@@ -66,7 +66,6 @@ pub fn aggregate(doc: &SweepDoc) -> Vec<AggregatedPoint> {
 }
 
 fn mean_std(values: &[f64]) -> (f64, f64) {
-    #[allow(clippy::cast_precision_loss)]
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let std = if values.len() > 1 {

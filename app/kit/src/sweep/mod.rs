@@ -80,7 +80,6 @@ impl SweepParam {
 }
 
 /// A swept value as a count (lattice sizes, steps): rounded, negative values as 0.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 pub fn as_count(value: f64) -> usize {
     value.round().max(0.0) as usize
 }

@@ -106,7 +106,6 @@ pub fn run_sweep(
     let total = missing.len();
     for (index, (coords, repeat)) in missing.into_iter().enumerate() {
         cancel.check()?;
-        #[allow(clippy::cast_precision_loss)]
         let (start, width) = (index as f64 / total as f64, 1.0 / total as f64);
         let point_progress = Progress::new();
         progress.set(start, format!("point {} of {total}", index + 1));

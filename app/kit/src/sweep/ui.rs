@@ -339,7 +339,6 @@ fn sweep_ui(
         if on_remote {
             // The runner draws its own submit and cancel controls below.
         } else if let Some(job) = &run.job {
-            #[allow(clippy::cast_possible_truncation)]
             let fraction = job.info().progress.fraction() as f32;
             ui.add(
                 egui::ProgressBar::new(fraction)

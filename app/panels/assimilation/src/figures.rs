@@ -6,7 +6,6 @@ use benchtop_kit::figure::{Colormap, Figure, Heatmap, Line, Scale, Subplot};
 
 /// Model time between observations (RK4 steps × step).
 fn obs_spacing(dt: f64, steps: usize) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let s = steps as f64;
     dt * s
 }
@@ -37,7 +36,6 @@ fn hovmoller(
             values.push(s[j]);
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let (tx, dy) = (nx as f64 * spacing, ny as f64);
     Subplot::new(title)
         .x_label("Time")
@@ -141,7 +139,6 @@ pub fn rmse_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
         .y_label("RMSE / (max − min)")
         .legend(true);
     for m in &result.methods {
-        #[allow(clippy::cast_precision_loss)]
         let xs: Vec<f64> = (0..m.nrmse.len()).map(|k| k as f64 * spacing).collect();
         rmse = rmse.with(Line::new(m.name.clone(), xs, m.nrmse.clone()));
     }
@@ -168,11 +165,9 @@ pub fn rmse_figure(result: &AssimResult, dt: f64, steps: usize) -> Figure {
 /// Tensor-Var's training fit: pre-image error by component and the forward operator's spectrum.
 pub fn training_figure(result: &AssimResult) -> Figure {
     let fit = &result.fit;
-    #[allow(clippy::cast_precision_loss)]
     let comps: Vec<f64> = (0..fit.preimage_rmse_by_component.len())
         .map(|k| k as f64)
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let idx: Vec<f64> = (1..=fit.forward_singular_values.len())
         .map(|k| k as f64)
         .collect();

@@ -9,6 +9,10 @@
 //! errors; RMSE over time with the time per window and the speed-up; the training fit.
 //! The engine is `benchtop-assimilation`.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_assimilation as engine;
+
+pub mod bench;
 mod figures;
 mod params;
 
@@ -17,12 +21,11 @@ use std::collections::BTreeMap;
 use benchtop_assimilation::{AssimParams, AssimResult, SystemKind};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{FigureViewState, show_figure};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::{Latest, Task};
-use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use serde::{Deserialize, Serialize};
 
@@ -71,20 +74,6 @@ pub struct AssimilationView {
     pub tab: AssimilationTab,
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Run the assimilation experiment.
-    pub run: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self { run: true }
-    }
-}
-
 /// Results kept with the project.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -93,11 +82,13 @@ pub struct SavedResults {
     pub run: Option<AssimResult>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AssimilationTask {
-    /// The experiment.
-    Run,
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum AssimilationTask for AssimilationModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
+    /// Run the assimilation experiment.
+    Run(run = true): run => |m, cx| m.start_run(cx);
 }
 
 /// What a result depends on.
@@ -329,10 +320,8 @@ impl AssimilationModel {
 impl PanelModel for AssimilationModel {
     type Params = AssimilationParams;
     type View = AssimilationView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = AssimilationTab;
-    type Task = AssimilationTask;
 
     const KIND: PanelKind = PanelKind {
         id: "assimilation",
@@ -347,15 +336,13 @@ impl PanelModel for AssimilationModel {
         },
     };
 
-    const TABS: &'static [(AssimilationTab, &'static str)] = &[
-        (AssimilationTab::Hovmoller, "Hovmöller"),
-        (AssimilationTab::Accuracy, "RMSE and time"),
-        (AssimilationTab::Training, "Training fit"),
-    ];
+    benchtop_kit::tabs!(AssimilationTab {
+        Hovmoller => "Hovmöller",
+        Accuracy => "RMSE and time",
+        Training => "Training fit",
+    });
 
-    fn tab(view: &mut AssimilationView) -> &mut AssimilationTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -377,18 +364,6 @@ impl PanelModel for AssimilationModel {
     fn tab_ui(&mut self, tab: AssimilationTab, ui: &mut egui::Ui, cx: &mut Cx<'_, Self>) {
         self.tab_view(tab, ui, cx);
     }
-
-    fn start(&mut self, task: AssimilationTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            AssimilationTask::Run => self.start_run(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(AssimilationTask, f64)> {
-        wanted([(flags.run, AssimilationTask::Run)])
-    }
-
-    tasks!(run);
 
     fn validate(params: &AssimilationParams) -> Vec<ParamIssue> {
         ParamIssue::from_result("run", params.run.validate())
@@ -416,11 +391,7 @@ impl PanelModel for AssimilationModel {
         let Some(r) = self.run.result() else {
             return Vec::new();
         };
-        let spacing = params.run.dt * {
-            #[allow(clippy::cast_precision_loss)]
-            let s = params.run.steps_per_obs as f64;
-            s
-        };
+        let spacing = params.run.dt * params.run.steps_per_obs as f64;
         let mut columns = vec!["time".to_owned()];
         columns.extend(
             r.methods
@@ -428,7 +399,6 @@ impl PanelModel for AssimilationModel {
                 .map(|m| format!("nrmse_{}", m.name.replace(' ', "_"))),
         );
         let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-        #[allow(clippy::cast_precision_loss)]
         let rows = (0..r.truth.len())
             .map(|k| {
                 let mut row = vec![k as f64 * spacing];

@@ -189,7 +189,6 @@ fn check_ks(out: &Path, summary: &serde_json::Value) {
     check_summary(s, "ks", 64, 5);
     let rmse = |name: &str| s["methods"][name]["rmse_mean"].as_f64().expect(name);
     let rows = csv_rows(&first_csv(&out.join("1-assimilation")));
-    #[allow(clippy::cast_precision_loss)]
     let free = rows
         .iter()
         .map(|r| r["nrmse_Free_run"].parse::<f64>().expect("a number"))

@@ -15,7 +15,7 @@ use super::figures::{
 use super::params::DELAY_HINT;
 use super::{
     DataParams, DataSource, ENGINE, FindrModel, FindrPanelParams, FindrView, LoadedData,
-    SavedResults, engine,
+    SavedResults,
 };
 use benchtop_kit::data::DataStep;
 use benchtop_kit::figure::{Figure, FigureViewState, Line, Subplot, show_figure};
@@ -47,7 +47,7 @@ pub(super) fn load(
         DataSource::File => {
             let path = params.file.resolve(project_dir);
             progress.set(0.1, format!("reading {}", path.display()));
-            let trials = engine::load_trials(&path, params.file_bin_s)?;
+            let trials = benchtop_findr::load::load_trials(&path, params.file_bin_s)?;
             cancel.check()?;
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
@@ -160,7 +160,6 @@ impl DataTab {
         ui.separator();
         let shortest = t.lengths.iter().copied().min().unwrap_or(0);
         let spikes: f64 = t.spikes.iter().map(|&s| f64::from(s)).sum();
-        #[allow(clippy::cast_precision_loss)]
         let rate = spikes / (t.valid_bins().max(1) as f64 * t.bin_s) / t.n_neurons.max(1) as f64;
         ui.label(format!(
             "{}: {} trials, {} neurons, {shortest}–{} bins of {} ms; mean rate {rate:.1} Hz",
@@ -191,7 +190,7 @@ impl DataTab {
         });
         let id = ui.scope_id().with("findr trials npz");
         if let Some(path) = benchtop_kit::file_dialog::pick(ui.ctx(), id, request) {
-            self.exported = Some(match engine::save_npz(t, &path) {
+            self.exported = Some(match benchtop_findr::load::save_npz(t, &path) {
                 Ok(()) => format!("Wrote {}", path.display()),
                 Err(error) => error.to_string(),
             });

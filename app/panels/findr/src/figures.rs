@@ -86,15 +86,12 @@ pub fn raster_subplot(trials: &TrialSet, trial: usize) -> Subplot {
     let length = trials.lengths.get(trial).copied().unwrap_or(0);
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
     let (mut left, mut right) = (Vec::new(), Vec::new());
-    #[allow(clippy::cast_precision_loss)]
     let neurons = trials.n_neurons as f64;
     for bin in 0..length {
-        #[allow(clippy::cast_precision_loss)]
         let t = (bin as f64 + 0.5) * trials.bin_s;
         for neuron in 0..trials.n_neurons {
             if trials.spike(trial, bin, neuron) > 0.0 {
                 xs.push(t);
-                #[allow(clippy::cast_precision_loss)]
                 ys.push(neuron as f64);
             }
         }
@@ -106,7 +103,6 @@ pub fn raster_subplot(trials: &TrialSet, trial: usize) -> Subplot {
             right.push(t);
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let duration = length.max(1) as f64 * trials.bin_s;
     let (n_left, n_right) = (left.len(), right.len());
     Subplot::new(format!(
@@ -172,7 +168,6 @@ pub fn psth_hz(
                 .fold((0.0, 0usize), |(s, c), &i| {
                     (s + f64::from(trials.spike(i, bin, neuron)), c + 1)
                 });
-            #[allow(clippy::cast_precision_loss)]
             if count == 0 {
                 f64::NAN
             } else {
@@ -193,16 +188,14 @@ pub fn smooth(values: &[f64], width: usize) -> Vec<f64> {
             }
             let window = &values[i.saturating_sub(half)..(i + half + 1).min(values.len())];
             let finite: Vec<f64> = window.iter().copied().filter(|v| v.is_finite()).collect();
-            #[allow(clippy::cast_precision_loss)]
-            let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
-            mean
+
+            finite.iter().sum::<f64>() / finite.len().max(1) as f64
         })
         .collect()
 }
 
 /// Bin centres in seconds.
 pub fn bin_times(bins: usize, bin_s: f64) -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)]
     (0..bins).map(|b| (b as f64 + 0.5) * bin_s).collect()
 }
 
@@ -316,7 +309,6 @@ pub fn zone_outline(grid: &FlowGrid, inside: impl Fn(usize) -> bool) -> Line {
     };
     for j in 0..ny {
         for i in 0..nx {
-            #[allow(clippy::cast_possible_wrap)]
             let (ii, jj) = (i as isize, j as isize);
             if !cell_in(ii, jj) {
                 continue;

@@ -10,8 +10,7 @@ use super::figures::{REFERENCE, TRAIN, VALIDATION};
 use super::saved::{HISTORY_COLUMNS, history_row};
 use super::selection::Selection;
 use super::{
-    DataParams, ENGINE, FindrModel, FindrPanelParams, FindrParams, LoadedData, SavedResults,
-    engine, saved,
+    DataParams, ENGINE, FindrModel, FindrPanelParams, FindrParams, LoadedData, SavedResults, saved,
 };
 use benchtop_kit::figure::{Dash, Figure, FigureViewState, Line, Scale, Subplot, show_figure};
 use benchtop_kit::host::Cx;
@@ -87,7 +86,7 @@ impl FitTab {
         let (fit, seed) = (cx.params.fit.clone(), cx.params.fit_seed);
         self.task.clear();
         self.task.start(&cx.runner, key(cx.params), move |job| {
-            engine::fit(
+            benchtop_findr::pipeline::fit(
                 &data.trials,
                 data.truth.as_ref(),
                 &fit,
@@ -275,7 +274,6 @@ impl FitTab {
 
 /// NLL, KL and schedule against epoch, the best epoch marked.
 pub(super) fn curves_figure(history: &[EpochRecord], result: Option<&FindrResult>) -> Figure {
-    #[allow(clippy::cast_precision_loss)]
     let epochs: Vec<f64> = history.iter().map(|r| r.epoch as f64).collect();
     let series = |pick: fn(&EpochRecord) -> f64| history.iter().map(pick).collect::<Vec<f64>>();
     let mut nll = Subplot::new("Poisson NLL per bin")
@@ -329,7 +327,6 @@ pub(super) fn curves_figure(history: &[EpochRecord], result: Option<&FindrResult
                 .color(REFERENCE)
                 .dash(Dash::Dashed),
         );
-    #[allow(clippy::cast_precision_loss)]
     if let Some(result) = result {
         let best = result.best_epoch as f64;
         nll = nll

@@ -367,7 +367,6 @@ pub(super) fn flow_figure(result: &FindrResult, view: &FindrView) -> Figure {
         figure = figure.subplot(recovered);
     }
     let columns = figure.subplots.len();
-    #[allow(clippy::cast_precision_loss)]
     figure.grid(1, columns).size_in(6.5 * columns as f64, 5.5)
 }
 
@@ -494,7 +493,6 @@ pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
     let pick = |field: &benchtop_findr::field::FlowGrid, cell: usize| {
         field.vectors.get(cell).copied().unwrap_or([f64::NAN; 2])
     };
-    #[allow(clippy::cast_precision_loss)]
     let field_rows = (0..grid.vectors.len())
         .map(|cell| {
             let (i, j) = (cell % nx.max(1), cell / nx.max(1));
@@ -549,7 +547,6 @@ pub(super) fn tables(result: &FindrResult) -> Vec<DataTable> {
                 .map(|p| point_row(p, 1.0)),
         );
     }
-    #[allow(clippy::cast_precision_loss)]
     let trajectory_rows =
         result
             .trajectories

@@ -10,8 +10,11 @@
 //! The panel is a [`PanelModel`]: its parameters are declared once in [`params`], each tab that
 //! computes is one task of the kit, and [`Host`] supplies the rest.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_findr as engine;
+
+pub mod bench;
 mod data_tab;
-mod engine;
 pub mod figures;
 mod fit_tab;
 mod flow_tab;
@@ -30,7 +33,9 @@ use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
 use serde::{Deserialize, Serialize};
 
-pub use engine::{AnalysisParams, FindrParams, ModelConfig, TrainParams};
+pub use benchtop_findr::model::ModelConfig;
+pub use benchtop_findr::pipeline::{AnalysisParams, FindrParams};
+pub use benchtop_findr::train::TrainParams;
 
 /// The FINDR flow-field panel.
 pub type FindrPanel = Host<FindrModel>;
@@ -176,25 +181,6 @@ impl Default for FindrView {
     }
 }
 
-/// What `benchtop run` computes for this panel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Generate or read the trials.
-    pub data: bool,
-    /// Train and analyse the model (minutes).
-    pub fit: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            data: true,
-            fit: false,
-        }
-    }
-}
-
 /// Results kept with the project (arrays go to the sidecar).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -226,13 +212,20 @@ pub struct LoadedData {
     pub source: String,
 }
 
-/// The panel's computations, one per tab that computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FindrTask {
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum FindrTask for FindrModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
     /// Generate or read the trials.
-    Load,
-    /// Train and analyse the model.
-    Fit,
+    Load(data = true): data.task => |m, cx| m.data.start(cx);
+    /// Train and analyse the model (minutes).
+    Fit(fit = false): fit.task => |m, cx| {
+        let loaded = m.data.loaded();
+        m.fit.start(cx, loaded);
+    };
+    /// Score the model-selection grid by the held-out predictive likelihood and apply the best (minutes).
+    Select(select = false): selection.task => |m, cx| m.selection.start_on(cx, m.data.loaded());
 }
 
 /// The FINDR panel's tabs and their results.
@@ -250,10 +243,8 @@ const ENGINE: (&str, &str) = ("benchtop-findr", env!("CARGO_PKG_VERSION"));
 impl PanelModel for FindrModel {
     type Params = FindrPanelParams;
     type View = FindrView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = FindrTab;
-    type Task = FindrTask;
 
     const KIND: PanelKind = PanelKind {
         id: "findr",
@@ -271,15 +262,13 @@ impl PanelModel for FindrModel {
         },
     };
 
-    const TABS: &'static [(FindrTab, &'static str)] = &[
-        (FindrTab::Data, "Data"),
-        (FindrTab::Fit, "Fit"),
-        (FindrTab::Flow, "Flow"),
-    ];
+    benchtop_kit::tabs!(FindrTab {
+        Data => "Data",
+        Fit => "Fit",
+        Flow => "Flow",
+    });
 
-    fn tab(view: &mut FindrView) -> &mut FindrTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -315,37 +304,21 @@ impl PanelModel for FindrModel {
         }
     }
 
-    fn start(&mut self, task: FindrTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            FindrTask::Load => self.data.start(cx),
-            FindrTask::Fit => {
-                let loaded = self.data.loaded();
-                self.fit.start(cx, loaded);
-            }
-        }
-    }
-
     fn headless(&self, flags: &HeadlessTasks) -> Vec<(FindrTask, f64)> {
-        // A fit needs trials: without loaded ones they are made first.
-        let load = flags.data || (flags.fit && self.data.loaded().is_none());
-        match (load, flags.fit) {
-            (true, true) => vec![(FindrTask::Load, 0.1), (FindrTask::Fit, 0.9)],
-            (true, false) => vec![(FindrTask::Load, 1.0)],
-            (false, true) => vec![(FindrTask::Fit, 1.0)],
-            (false, false) => Vec::new(),
+        // A fit and a selection need trials: without loaded ones they are made first.
+        let needs_data = flags.fit || flags.select;
+        let load = flags.data || (needs_data && self.data.loaded().is_none());
+        let mut steps = Vec::new();
+        if load {
+            steps.push((FindrTask::Load, if needs_data { 0.1 } else { 1.0 }));
         }
-    }
-
-    fn tasks(&self) -> Vec<&dyn benchtop_kit::task::TaskHandle> {
-        vec![&self.data.task, &self.fit.task, self.selection.task()]
-    }
-
-    fn tasks_mut(&mut self) -> Vec<&mut dyn benchtop_kit::task::TaskHandle> {
-        vec![
-            &mut self.data.task,
-            &mut self.fit.task,
-            self.selection.task_mut(),
-        ]
+        if flags.select {
+            steps.push((FindrTask::Select, 0.45));
+        }
+        if flags.fit {
+            steps.push((FindrTask::Fit, if flags.select { 0.45 } else { 0.9 }));
+        }
+        steps
     }
 
     fn poll(&mut self, params: &mut FindrPanelParams) {

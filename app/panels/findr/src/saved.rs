@@ -30,7 +30,6 @@ pub(super) const HISTORY_COLUMNS: [&str; 8] = [
 const OLD_HISTORY_COLUMNS: usize = 7;
 
 /// One epoch as a row of [`HISTORY_COLUMNS`].
-#[allow(clippy::cast_precision_loss)]
 pub(super) fn history_row(record: &EpochRecord) -> Vec<f64> {
     vec![
         record.epoch as f64,
@@ -45,7 +44,6 @@ pub(super) fn history_row(record: &EpochRecord) -> Vec<f64> {
 }
 
 fn history_record(row: &[f64]) -> EpochRecord {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     EpochRecord {
         epoch: row[0] as usize,
         learning_rate: row[1],
@@ -77,7 +75,6 @@ fn widen(values: &[f32]) -> Vec<f64> {
     values.iter().map(|&v| f64::from(v)).collect()
 }
 
-#[allow(clippy::cast_possible_truncation)]
 fn narrow(values: &[f64]) -> Vec<f32> {
     values.iter().map(|&v| v as f32).collect()
 }
@@ -110,7 +107,6 @@ fn save_data(
     };
     write("spikes", &[n, b, m], &widen(&t.spikes))?;
     write("inputs", &[n, b, 2], &widen(&t.inputs))?;
-    #[allow(clippy::cast_precision_loss)]
     let per_trial: Vec<f64> = (0..n)
         .flat_map(|i| {
             let choice = t
@@ -127,7 +123,6 @@ fn save_data(
         write("truth-latents", &[n, b, 2], &truth.latents)?;
         write("truth-rates", &[n, b, m], &truth.rates_hz)?;
         write("truth-gammas", &[n], &truth.gammas)?;
-        #[allow(clippy::cast_precision_loss)]
         let clicks: Vec<f64> = truth
             .clicks
             .iter()
@@ -174,7 +169,6 @@ fn restore_data(
         Ok(values)
     };
     let per_trial = read("trials", &[n, 3])?;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let lengths = per_trial.chunks_exact(3).map(|r| r[0] as usize).collect();
     let times_s = per_trial.chunks_exact(3).map(|r| r[1]).collect();
     let choices = meta
@@ -202,7 +196,6 @@ fn restore_data(
             };
             let mut clicks: Vec<Vec<Click>> = vec![Vec::new(); n];
             for row in flat.chunks_exact(4) {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 let trial = row[0] as usize;
                 anyhow::ensure!(trial < n, "a saved click names trial {trial} of {n}");
                 clicks[trial].push(Click {

@@ -43,7 +43,8 @@ fn digest(key: &SelectKey) -> String {
 
 /// The model-selection task and the points scored so far.
 pub(super) struct Selection {
-    task: Task<SelectKey, Series<CandidateScore>, Vec<CandidateScore>>,
+    /// The selection run.
+    pub(super) task: Task<SelectKey, Series<CandidateScore>, Vec<CandidateScore>>,
     /// Points scored by earlier runs (restored or stopped), with the digest of their key.
     earlier: Vec<CandidateScore>,
     earlier_key: String,
@@ -63,14 +64,16 @@ impl Default for Selection {
 }
 
 impl Selection {
-    /// The task, for the panel's task list.
-    pub(super) fn task(&self) -> &dyn benchtop_kit::task::TaskHandle {
-        &self.task
-    }
-
-    /// The task, for the panel's task list.
-    pub(super) fn task_mut(&mut self) -> &mut dyn benchtop_kit::task::TaskHandle {
-        &mut self.task
+    /// Starts (or resumes) the selection on `data`; without trials it says so.
+    pub(super) fn start_on(&mut self, cx: &mut Cx<'_, FindrModel>, data: Option<Arc<LoadedData>>) {
+        match data {
+            Some(data) => self.start(cx, data),
+            None => self.task.refuse(
+                &cx.runner,
+                key(cx.params),
+                "model selection needs trials: generate or load them first",
+            ),
+        }
     }
 
     /// The latest run's key digest and its scored points: the finished run's, or the earlier

@@ -9,7 +9,7 @@ use benchtop_findr::analysis::Stability;
 use benchtop_kit::host::SweepCx;
 use benchtop_kit::sweep::SweepOutput;
 
-use super::{FindrPanelParams, data_tab, engine};
+use super::{FindrPanelParams, data_tab};
 
 /// The outputs sweeps may record.
 pub fn outputs() -> Vec<SweepOutput> {
@@ -59,7 +59,7 @@ pub fn evaluate(
             cancel,
         )
     })?;
-    let result = engine::fit(
+    let result = benchtop_findr::pipeline::fit(
         &data.trials,
         data.truth.as_ref(),
         &params.fit,
@@ -70,7 +70,6 @@ pub fn evaluate(
     )?;
     // A fit that does not support a latent flow has no fixed points to count: NaN, not 0 or
     // the points of a collapsed fit.
-    #[allow(clippy::cast_precision_loss)]
     let stable = if result.unsupported_reasons().is_empty() {
         result
             .fixed_points
@@ -81,7 +80,6 @@ pub fn evaluate(
         f64::NAN
     };
     let mut values = BTreeMap::new();
-    #[allow(clippy::cast_precision_loss)]
     for (key, value) in [
         ("fit.test_nll", result.test_nll),
         (

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use benchtop::session::Session;
-use benchtop_compute::{CancelToken, Progress};
-use benchtop_findr::field::FlowGrid;
+use benchtop_kit::compute::{CancelToken, Progress};
+use benchtop_panel_findr::engine::field::FlowGrid;
 use benchtop_kit::panel::Panel as _;
 use benchtop_panel_findr::figures::{cool_warm, smooth, zone_outline};
 use benchtop_panel_findr::{FindrPanel, FindrState};
@@ -237,21 +237,13 @@ fn findr_sweeps_set_the_fit_and_the_seed_through_the_declarations() {
 
 #[test]
 fn findr_select_model_scores_the_grid_applies_the_best_and_keeps_the_scores() {
-    let text = r"(
-        format_version: 1,
-        panels: [(id: (1), state: Findr((params: (
-            data: (synthetic: (n_trials: 40, n_neurons: 12, min_bins: 20, max_bins: 30)),
-            fit: (
-                baseline: (within_trial_bases: [4], ridges: [1e-2]),
-                model: (flow_width: 8, encoder_hidden: 8),
-                train: (max_epochs: 2, batch_trials: 10, warmup_epochs: 1, first_cycle_epochs: 5),
-                analysis: (grid_size: 7, fixed_points: (starts_per_axis: 4)),
-            ),
-            selection: (beta_kl: [0.5, 1.5], learning_rate: [0.1], flow_width: [6], tau_s: [0.1],
-                        restarts: 1, folds: 2),
-        ))))],
-    )";
-    let mut harness = common::harness(common::session_from(text, "select-findr.ron"));
+    let session = common::small_findr_session(
+        "(max_epochs: 2, batch_trials: 10, warmup_epochs: 1, first_cycle_epochs: 5)",
+        "selection: (beta_kl: [0.5, 1.5], learning_rate: [0.1], flow_width: [6], tau_s: [0.1], \
+         restarts: 1, folds: 2),",
+        "select-findr.ron",
+    );
+    let mut harness = common::harness(session);
     harness.get_by_label("Generate synthetic data").click();
     harness.step();
     common::run_until_idle(&mut harness, Duration::from_secs(120));
@@ -298,7 +290,7 @@ fn findr_partial_fit_and_data_keep_the_panel_defaults() {
     );
     assert_eq!(p.fit.model, d.fit.model);
     assert_eq!(p.fit.analysis, d.fit.analysis);
-    let synthetic = benchtop_findr::synthetic::SyntheticParams {
+    let synthetic = benchtop_panel_findr::engine::synthetic::SyntheticParams {
         n_trials: 40,
         ..d.data.synthetic.clone()
     };

@@ -12,13 +12,16 @@ use std::collections::BTreeMap;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_hymn::sampling::Method;
 use benchtop_hymn::train::{ExperimentResult, run};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
-use benchtop_kit::tasks;
 use serde::{Deserialize, Serialize};
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_hymn as engine;
+
+pub mod bench;
 pub mod data;
 pub mod figures;
 pub mod graph_tab;
@@ -56,25 +59,6 @@ pub struct HymnView {
     pub tab: HymnTab,
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// The graph view.
-    pub graph: bool,
-    /// The comparison.
-    pub compare: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            graph: true,
-            compare: true,
-        }
-    }
-}
-
 /// Results kept with the project.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -85,13 +69,15 @@ pub struct SavedResults {
     pub compare: Option<ExperimentResult>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HymnTask {
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum HymnTask for HymnModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
     /// The graph view.
-    Graph,
+    Graph(graph = true): graph.task => |m, cx| m.graph.start(cx);
     /// The comparison.
-    Compare,
+    Compare(compare = true): compare.task => |m, cx| m.compare.start(cx);
 }
 
 /// The panel's tabs and results.
@@ -159,10 +145,8 @@ fn slug(m: Method) -> &'static str {
 impl PanelModel for HymnModel {
     type Params = HymnParams;
     type View = HymnView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = HymnTab;
-    type Task = HymnTask;
 
     const KIND: PanelKind = PanelKind {
         id: "hymn",
@@ -179,12 +163,12 @@ impl PanelModel for HymnModel {
         },
     };
 
-    const TABS: &'static [(HymnTab, &'static str)] =
-        &[(HymnTab::Graph, "Graph"), (HymnTab::Compare, "Compare")];
+    benchtop_kit::tabs!(HymnTab {
+        Graph => "Graph",
+        Compare => "Compare",
+    });
 
-    fn tab(view: &mut HymnView) -> &mut HymnTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -223,29 +207,6 @@ impl PanelModel for HymnModel {
     fn react(&mut self, cx: &mut Cx<'_, Self>) {
         self.graph.react(cx);
     }
-
-    fn start(&mut self, task: HymnTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            HymnTask::Graph => self.graph.start(cx),
-            HymnTask::Compare => self.compare.start(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(HymnTask, f64)> {
-        wanted([
-            (flags.graph, HymnTask::Graph),
-            (flags.compare, HymnTask::Compare),
-        ])
-    }
-
-    fn has_result_for(&self, task: HymnTask) -> bool {
-        match task {
-            HymnTask::Graph => self.graph.task.result().is_some(),
-            HymnTask::Compare => self.compare.task.result().is_some(),
-        }
-    }
-
-    tasks!(graph.task, compare.task);
 
     fn validate(params: &HymnParams) -> Vec<ParamIssue> {
         let mut issues = Vec::new();

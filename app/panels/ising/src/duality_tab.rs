@@ -56,7 +56,6 @@ impl Default for ResidualGrid {
 }
 
 fn linspace(min: f64, max: f64, count: usize) -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)]
     match count {
         0 => Vec::new(),
         1 => vec![min],
@@ -168,7 +167,6 @@ const HISTORY_COLUMNS: [&str; 12] = [
 ];
 
 fn history_row(step: &DualityStep) -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)]
     let mut row = vec![
         step.step as f64,
         step.dual_beta,
@@ -215,7 +213,6 @@ fn history_step(row: &[f64]) -> DualityStep {
     let count = target.len();
     target.copy_from_slice(&row[attention_end..attention_end + count]);
     mapped.copy_from_slice(&row[attention_end + count..]);
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     DualityStep {
         step: row[0] as usize,
         dual_beta: row[1],
@@ -256,7 +253,6 @@ impl DualityTab {
             let mut trainer = DualityTrainer::new(&duality, seed)?;
             while !trainer.is_finished() {
                 let step = trainer.step(&job.cancel)?;
-                #[allow(clippy::cast_precision_loss)]
                 let fraction = (step.step + 1) as f64 / duality.max_steps as f64;
                 job.progress.set(
                     fraction,
@@ -443,7 +439,6 @@ impl DualityTab {
             inline_param(ui, cx, "residual_grid.dual_plaquette_count", "points");
         });
         if let Some(info) = self.map.info() {
-            #[allow(clippy::cast_possible_truncation)]
             let fraction = info.progress.fraction() as f32;
             ui.add(egui::ProgressBar::new(fraction).show_percentage());
             if ui.button("Stop mapping").clicked() {
@@ -559,7 +554,6 @@ impl DualityTab {
             ));
         }
         if let Some(result) = self.train.result() {
-            #[allow(clippy::cast_precision_loss)]
             let rows = (0..CORRELATOR_NAMES.len())
                 .map(|i| {
                     vec![
@@ -669,7 +663,6 @@ fn training_figure(
     result: Option<&DualityResult>,
     params: &DualityParams,
 ) -> Figure {
-    #[allow(clippy::cast_precision_loss)]
     let steps: Vec<f64> = history.iter().map(|s| s.step as f64).collect();
     let series = |f: fn(&DualityStep) -> f64| history.iter().map(f).collect::<Vec<f64>>();
     let exact = (params.plaquette == 0.0).then(|| {
@@ -736,7 +729,6 @@ fn training_figure(
                 .map(|s| (s.target_correlators, s.mapped_correlators))
         });
     if let Some((target, mapped)) = latest {
-        #[allow(clippy::cast_precision_loss)]
         let index: Vec<f64> = (0..target.len()).map(|i| i as f64).collect();
         correlators = correlators
             .with(

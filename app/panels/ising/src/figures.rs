@@ -15,7 +15,6 @@ fn thinned(
     value: impl Fn(&Measurement) -> f64,
 ) -> (Vec<f64>, Vec<f64>) {
     let stride = measurements.len().div_ceil(MAX_TRACE_POINTS).max(1);
-    #[allow(clippy::cast_precision_loss)]
     measurements
         .iter()
         .step_by(stride)
@@ -54,7 +53,6 @@ pub(super) fn live_figure(
         .x_label("r (lattice spacings)")
         .y_label("G(r)");
     if let Some(result) = result.filter(|r| !r.correlation.is_empty()) {
-        #[allow(clippy::cast_precision_loss)]
         let rs: Vec<f64> = (0..result.correlation.len()).map(|r| r as f64).collect();
         let values: Vec<f64> = result.correlation.iter().map(|g| g.value).collect();
         let errors: Vec<f64> = result.correlation.iter().map(|g| g.error).collect();
@@ -83,7 +81,6 @@ pub(super) fn lattice_figure(config: &SpinConfig, mc: &McParams) -> Figure {
                 .map(|&s| f64::from(s))
         })
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let extent = (0.0, size as f64);
     let heatmap = Heatmap::new("spins", extent, extent, size, size, values)
         .colormap(Colormap::Cividis)

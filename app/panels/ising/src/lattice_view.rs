@@ -29,7 +29,6 @@ pub struct LatticeView {
 }
 
 fn colour32(c: [f32; 4]) -> egui::Color32 {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let channel = |v: f32| (v * 255.0).round() as u8;
     egui::Color32::from_rgb(channel(c[0]), channel(c[1]), channel(c[2]))
 }
@@ -213,7 +212,6 @@ impl CallbackTrait for LatticeCallback {
         let Some(pipeline) = resources.get::<LatticePipeline>() else {
             return Vec::new();
         };
-        #[allow(clippy::cast_possible_truncation)]
         let uniform = ViewUniform {
             size: self.size as u32,
             half: (self.size / 2) as u32,

@@ -8,6 +8,10 @@
 //! The panel is a [`PanelModel`]: its parameters are declared once in [`params`], each
 //! computation is one task of the kit, and [`Host`] supplies the rest.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_ising as engine;
+
+pub mod bench;
 mod duality_tab;
 mod figures;
 mod lattice_view;
@@ -20,11 +24,10 @@ use std::collections::BTreeMap;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_ising::duality::DualityParams;
 use benchtop_ising::simulation::McParams;
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::{ReferenceCurve, SweepOutput};
-use benchtop_kit::tasks;
 use serde::{Deserialize, Serialize};
 
 pub use duality_tab::ResidualGrid;
@@ -43,28 +46,6 @@ pub enum IsingTab {
     MonteCarlo,
     /// Duality discovery.
     Duality,
-}
-
-/// What `benchtop run` computes for this panel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Run the Monte Carlo with the panel's parameters.
-    pub monte_carlo: bool,
-    /// Train the duality map with the panel's parameters.
-    pub duality: bool,
-    /// Map the residual loss over the (β̃, K̃) grid.
-    pub approximate_duals: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            monte_carlo: true,
-            duality: true,
-            approximate_duals: false,
-        }
-    }
 }
 
 /// The parameters a user edits (the unit of undo).
@@ -145,15 +126,17 @@ pub struct SavedResults {
     pub residual_map: Option<benchtop_kit::panel::SavedValue>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IsingTask {
-    /// The live Monte Carlo run.
-    MonteCarlo,
-    /// Training the duality map.
-    Duality,
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum IsingTask for IsingModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
+    /// The live Monte Carlo run (run it with the panel's parameters).
+    MonteCarlo(monte_carlo = true): mc.task => |m, cx| m.mc.start(cx);
+    /// Training the duality map with the panel's parameters.
+    Duality(duality = true): duality.train => |m, cx| m.duality.start_training(cx);
     /// Mapping the residual loss over the (β̃, K̃) grid.
-    ApproximateDuals,
+    ApproximateDuals(approximate_duals = false): duality.map => |m, cx| m.duality.start_map(cx);
 }
 
 /// The Ising panel's tabs and their results.
@@ -172,10 +155,8 @@ const ENGINE: (&str, &str) = (
 impl PanelModel for IsingModel {
     type Params = IsingParams;
     type View = IsingView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = IsingTab;
-    type Task = IsingTask;
 
     const KIND: PanelKind = PanelKind {
         id: "ising",
@@ -191,14 +172,12 @@ impl PanelModel for IsingModel {
         },
     };
 
-    const TABS: &'static [(IsingTab, &'static str)] = &[
-        (IsingTab::MonteCarlo, "Monte Carlo"),
-        (IsingTab::Duality, "Duality"),
-    ];
+    benchtop_kit::tabs!(IsingTab {
+        MonteCarlo => "Monte Carlo",
+        Duality => "Duality",
+    });
 
-    fn tab(view: &mut IsingView) -> &mut IsingTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -227,32 +206,6 @@ impl PanelModel for IsingModel {
         self.mc.react(cx);
         self.duality.react(cx);
     }
-
-    fn start(&mut self, task: IsingTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            IsingTask::MonteCarlo => self.mc.start(cx),
-            IsingTask::Duality => self.duality.start_training(cx),
-            IsingTask::ApproximateDuals => self.duality.start_map(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(IsingTask, f64)> {
-        wanted([
-            (flags.monte_carlo, IsingTask::MonteCarlo),
-            (flags.duality, IsingTask::Duality),
-            (flags.approximate_duals, IsingTask::ApproximateDuals),
-        ])
-    }
-
-    fn has_result_for(&self, task: IsingTask) -> bool {
-        match task {
-            IsingTask::MonteCarlo => self.mc.task.result().is_some(),
-            IsingTask::Duality => self.duality.train.result().is_some(),
-            IsingTask::ApproximateDuals => self.duality.map.result().is_some(),
-        }
-    }
-
-    tasks!(mc.task, duality.train, duality.map);
 
     fn poll(&mut self, _params: &mut IsingParams) {
         // The Monte Carlo tab keeps its last lattice across restarts.

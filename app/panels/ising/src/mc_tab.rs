@@ -189,7 +189,6 @@ impl McTab {
             let rows = measurements.len();
             let mut flat = Vec::with_capacity(rows * 4);
             for (sweep, m) in measurements {
-                #[allow(clippy::cast_precision_loss)]
                 flat.extend([
                     *sweep as f64,
                     m.bond_energy_per_site,
@@ -221,7 +220,6 @@ impl McTab {
                 shape.len() == 2 && shape[1] == 4,
                 "{file}: expected a table of 4 columns"
             );
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let rows = values.chunks_exact(4).map(|row| {
                 (
                     row[0] as u64,
@@ -385,7 +383,6 @@ impl McTab {
         ui.checkbox(&mut cx.view.auto_run, "Run when parameters change");
         ui.separator();
         if let Some(info) = self.task.info() {
-            #[allow(clippy::cast_possible_truncation)]
             let fraction = info.progress.fraction() as f32;
             let eta = info
                 .eta()
@@ -529,7 +526,6 @@ impl McTab {
         let mut tables = Vec::new();
         let measurements = self.measurements();
         if !measurements.is_empty() {
-            #[allow(clippy::cast_precision_loss)]
             let rows = measurements
                 .iter()
                 .map(|(sweep, m)| {
@@ -553,7 +549,6 @@ impl McTab {
             ));
         }
         if let Some(result) = self.shown() {
-            #[allow(clippy::cast_precision_loss)]
             let rows = result
                 .correlation
                 .iter()
@@ -565,7 +560,6 @@ impl McTab {
                 &["r", "G", "G_err"],
                 rows,
             ));
-            #[allow(clippy::cast_precision_loss)]
             let rows = result
                 .link_correlators
                 .iter()
@@ -621,7 +615,6 @@ fn size_ui(ui: &mut egui::Ui, cx: &mut Cx<'_, IsingModel>) {
     let Some(param) = cx.declared.get("mc.size") else {
         return;
     };
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let (min, max) = (param.min as usize, param.max as usize);
     let mc = &mut cx.params.mc;
     ui.horizontal(|ui| {
@@ -645,7 +638,6 @@ fn correlation_length_text(result: &McResult, size: usize) -> String {
     if result.correlation_length_exceeds_lattice {
         return format!("> L = {size}: beyond what the lattice resolves");
     }
-    #[allow(clippy::cast_precision_loss)]
     let size = size as f64;
     match (result.correlation_length, result.correlation_length_error) {
         (Some(xi), Some(error)) if error.is_finite() => {
@@ -680,7 +672,6 @@ pub(super) fn exact_values(mc: &McParams) -> ExactValues {
         specific_heat: heat.filter(|c| c.is_finite()),
         bond_finite: torus.map(|t| t.bond_energy_per_site),
         magnetization_finite: free_spins.map(infinite_temperature_abs_magnetization),
-        #[allow(clippy::cast_precision_loss)]
         magnetization_squared_finite: free_spins.map(|n| 1.0 / n as f64),
         specific_heat_finite: torus.map(|t| t.specific_heat),
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use benchtop::catalog::ProjectDoc;
 use benchtop::session::Session;
-use benchtop_compute::{CancelToken, Progress};
+use benchtop_kit::compute::{CancelToken, Progress};
 use benchtop_kit::panel::Panel as _;
 use benchtop_panel_ising::{IsingPanel, IsingParams, IsingState};
 use egui_kittest::kittest::Queryable as _;
@@ -192,7 +192,7 @@ fn snapshot_ising_panel_after_a_run() {
 #[test]
 fn bench_prints_exactly_one_json_object() {
     for backend in ["cpu", "wgpu"] {
-        if backend == "wgpu" && benchtop_compute::gpu::context_or_skip("bench wgpu").is_none() {
+        if backend == "wgpu" && benchtop_kit::compute::gpu::context_or_skip("bench wgpu").is_none() {
             continue;
         }
         let value = common::json_output(
@@ -228,7 +228,7 @@ fn bench_prints_exactly_one_json_object() {
         assert_eq!(value["backend"], backend);
         // β = 0.6 is deep in the ordered phase: |m| is Onsager's 0.975 within a few errors.
         let m = value["abs_magnetization"].as_f64().expect("number");
-        let exact = benchtop_ising::exact::spontaneous_magnetization(0.6);
+        let exact = benchtop_panel_ising::engine::exact::spontaneous_magnetization(0.6);
         assert!(
             (m - exact).abs() < 0.01,
             "{backend}: |m| = {m}, exact {exact}"
@@ -406,7 +406,7 @@ fn check_kramers_wannier(out: &Path, _summary: &serde_json::Value) {
     for row in rows {
         let beta: f64 = row["duality.beta"].parse().expect("β");
         let learned: f64 = row["duality.dual_beta"].parse().expect("β̃");
-        let exact = benchtop_ising::kramers_wannier_dual(beta);
+        let exact = benchtop_panel_ising::engine::kramers_wannier_dual(beta);
         assert!(
             ((learned - exact) / exact).abs() < 0.02,
             "β = {beta}: learned β̃ = {learned}, exact {exact}"
@@ -452,7 +452,7 @@ fn check_phase_transition(out: &Path, _summary: &serde_json::Value) {
         })
         .expect("points");
     assert!(
-        (peak - benchtop_ising::BETA_CRITICAL).abs() <= 0.03,
+        (peak - benchtop_panel_ising::engine::BETA_CRITICAL).abs() <= 0.03,
         "χ peaks at β = {peak}"
     );
 }

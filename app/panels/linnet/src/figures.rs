@@ -38,7 +38,6 @@ pub fn matrix_subplot(
     let values: Vec<f64> = (0..rows)
         .flat_map(|i| (0..cols).map(move |j| matrix[(i, j)]))
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let (nx, ny) = (cols as f64, rows as f64);
     let heatmap = Heatmap::new(title, (0.5, nx + 0.5), (0.5, ny + 0.5), cols, rows, values)
         .colormap(Colormap::Viridis)

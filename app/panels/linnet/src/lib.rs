@@ -8,6 +8,10 @@
 //! the parameter-noise RSM against its closed form). Both compute in kit tasks that rerun when
 //! their parameters change.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_linnet as engine;
+
+pub mod bench;
 mod figures;
 pub mod params;
 mod solutions_tab;
@@ -18,11 +22,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
-use benchtop_kit::tasks;
 use benchtop_linnet::data::DataSource;
 use benchtop_linnet::experiment::ExperimentParams;
 use benchtop_linnet::solutions::GParams;
@@ -176,25 +179,6 @@ pub struct LinnetView {
     pub tab: LinnetTab,
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// The solution families and the G-transform.
-    pub solve: bool,
-    /// The seeds under every regime.
-    pub train: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            solve: true,
-            train: true,
-        }
-    }
-}
-
 /// Results kept with the project (small matrices, stored inline).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -205,13 +189,15 @@ pub struct SavedResults {
     pub training: Option<benchtop_kit::panel::SavedValue>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinnetTask {
-    /// Solution families and the G-transform.
-    Solve,
-    /// Train the seeds.
-    Train,
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum LinnetTask for LinnetModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
+    /// The solution families and the G-transform.
+    Solve(solve = true): solutions.task => |m, cx| m.solutions.start(cx);
+    /// Train the seeds under every regime.
+    Train(train = true): training.task => |m, cx| m.training.start(cx);
 }
 
 /// The panel's tabs and their results.
@@ -227,10 +213,8 @@ const ENGINE: (&str, &str) = ("benchtop-linnet", env!("CARGO_PKG_VERSION"));
 impl PanelModel for LinnetModel {
     type Params = LinnetParams;
     type View = LinnetView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = LinnetTab;
-    type Task = LinnetTask;
 
     const KIND: PanelKind = PanelKind {
         id: "linnet",
@@ -248,14 +232,12 @@ impl PanelModel for LinnetModel {
         },
     };
 
-    const TABS: &'static [(LinnetTab, &'static str)] = &[
-        (LinnetTab::Solutions, "Solutions"),
-        (LinnetTab::Training, "Training"),
-    ];
+    benchtop_kit::tabs!(LinnetTab {
+        Solutions => "Solutions",
+        Training => "Training",
+    });
 
-    fn tab(view: &mut LinnetView) -> &mut LinnetTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -286,29 +268,6 @@ impl PanelModel for LinnetModel {
         self.solutions.react(cx);
         self.training.react(cx);
     }
-
-    fn start(&mut self, task: LinnetTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            LinnetTask::Solve => self.solutions.start(cx),
-            LinnetTask::Train => self.training.start(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(LinnetTask, f64)> {
-        wanted([
-            (flags.solve, LinnetTask::Solve),
-            (flags.train, LinnetTask::Train),
-        ])
-    }
-
-    fn has_result_for(&self, task: LinnetTask) -> bool {
-        match task {
-            LinnetTask::Solve => self.solutions.task.result().is_some(),
-            LinnetTask::Train => self.training.task.result().is_some(),
-        }
-    }
-
-    tasks!(solutions.task, training.task);
 
     fn validate(params: &LinnetParams) -> Vec<ParamIssue> {
         let experiment = params.experiment(None);

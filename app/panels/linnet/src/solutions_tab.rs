@@ -170,7 +170,6 @@ impl SolutionsTab {
         let mut columns = vec!["family".to_owned(), "item".to_owned()];
         columns.extend((1..=p).map(|j| format!("item_{j}")));
         let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-        #[allow(clippy::cast_precision_loss)]
         let rows = result
             .families
             .iter()

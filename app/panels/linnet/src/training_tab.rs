@@ -203,7 +203,6 @@ impl TrainingTab {
         let Some(training) = self.task.result() else {
             return Vec::new();
         };
-        #[allow(clippy::cast_precision_loss)]
         let rows = training
             .regimes
             .iter()
@@ -298,7 +297,6 @@ fn scatter_figure(training: &Training) -> Figure {
         for seed in &noisy.seeds {
             mean += &seed.rsm;
         }
-        #[allow(clippy::cast_precision_loss)]
         let mean = mean / noisy.seeds.len() as f64;
         let range = common_range([&mean, &training.closed_form_rsm]);
         figure = figure
@@ -341,7 +339,6 @@ fn rsm_figure(training: &Training) -> Figure {
         .unwrap_or(1)
         .max(1);
     let columns = training.regimes.len().max(1);
-    #[allow(clippy::cast_precision_loss)]
     let mut figure = Figure::new("Seeds' RSMs: one column per regime")
         .grid(rows, columns)
         .size_in(3.6 * columns as f64, 3.0 * rows as f64);

@@ -87,7 +87,6 @@ pub struct SweepPoint {
 
 fn thin(values: &[f64], most: usize) -> (Vec<f64>, Vec<f64>) {
     let stride = values.len().div_ceil(most).max(1);
-    #[allow(clippy::cast_precision_loss)]
     values
         .iter()
         .enumerate()
@@ -132,7 +131,6 @@ pub fn run_compare(
         .map(|&k| {
             let v = &c.variants[k];
             let s: Slice = slice(c.system, &|r| v.model.energy_forces(r), base, 0, half, n);
-            #[allow(clippy::cast_precision_loss)]
             let mean_abs_curl = s.curl.iter().map(|c| c.abs()).sum::<f64>() / s.curl.len() as f64;
             LearnedField {
                 name: v.name.clone(),
@@ -191,7 +189,6 @@ pub fn run_sweep(
     cancel: &CancelToken,
 ) -> Result<Vec<SweepPoint>, ComputeError> {
     let counts = sweep_counts(max_labels);
-    #[allow(clippy::cast_precision_loss)]
     let share = 1.0 / counts.len() as f64;
     let mut out = Vec::with_capacity(counts.len());
     for (k, &labels) in counts.iter().enumerate() {
@@ -200,7 +197,6 @@ pub fn run_sweep(
             md_steps: 0,
             ..params.clone()
         };
-        #[allow(clippy::cast_precision_loss)]
         let sub = progress.slice(k as f64 * share, (k + 1) as f64 * share);
         sub.set_message(format!("{labels} labels"));
         let c = compare(&p, &["supervised", "+PITC+PISC"], seed, &sub, cancel)?;

@@ -23,7 +23,6 @@ pub fn comparison(result: &CompareResult) -> Figure {
         md.push(
             Line::new(v.name.clone(), v.md_steps.clone(), v.md_trace.clone()).color(Rgba::cycle(k)),
         );
-        #[allow(clippy::cast_precision_loss)]
         let xs: Vec<f64> = (0..v.loss.len()).map(|i| i as f64).collect();
         loss.push(Line::new(v.name.clone(), xs, v.loss.clone()).color(Rgba::cycle(k)));
     }
@@ -47,7 +46,6 @@ pub fn comparison(result: &CompareResult) -> Figure {
 
 /// Force and energy errors against the number of labels.
 pub fn sweep(points: &[SweepPoint]) -> Figure {
-    #[allow(clippy::cast_precision_loss)]
     let xs: Vec<f64> = points.iter().map(|p| p.labels as f64).collect();
     let col = |f: fn(&SweepPoint) -> f64| points.iter().map(f).collect::<Vec<f64>>();
     let panel = |title: &str, y: &str, sup: Vec<f64>, pi: Vec<f64>| {
@@ -86,7 +84,6 @@ pub fn field(result: &CompareResult) -> Figure {
         let h = (v[v.len() - 1] - v[0]) / (v.len() - 1) as f64 / 2.0;
         (v[0] - h, v[v.len() - 1] + h)
     };
-    #[allow(clippy::cast_precision_loss)]
     let (xe, ye) = (ext(&f.xs), ext(&f.ys));
     // Clip the reference energy so the wells, not the walls, fill the colour range.
     let mut sorted: Vec<f64> = f

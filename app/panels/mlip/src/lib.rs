@@ -6,6 +6,10 @@
 //! the number of labels, the A→B→C triangle on the reference energy and each learned force
 //! field with its curl. The engine is `benchtop-mlip`.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_mlip as engine;
+
+pub mod bench;
 mod compute;
 mod figures;
 
@@ -14,13 +18,12 @@ use std::collections::BTreeMap;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::field;
 use benchtop_kit::figure::{FigureViewState, show_figure};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::params::{Declare, Param};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::Task;
-use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_mlip::experiment::compare;
 use benchtop_mlip::{ForceMode, MlipParams, SystemKind};
@@ -145,25 +148,6 @@ pub struct MlipView {
     pub tab: MlipTab,
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Train the four variants.
-    pub compare: bool,
-    /// Run the error-against-labels sweep.
-    pub sweep: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            compare: true,
-            sweep: false,
-        }
-    }
-}
-
 /// Results kept with the project.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -174,13 +158,15 @@ pub struct SavedResults {
     pub sweep: Option<Vec<SweepPoint>>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MlipTask {
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum MlipTask for MlipModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
     /// Train the four variants.
-    Compare,
-    /// The error-against-labels sweep.
-    Sweep,
+    Compare(compare = true): compare => |m, cx| m.start_compare(cx);
+    /// Run the error-against-labels sweep.
+    Sweep(sweep = false): sweep => |m, cx| m.start_sweep(cx);
 }
 
 type CompareKey = (MlipParams, u64);
@@ -406,10 +392,8 @@ fn summary_grid(ui: &mut egui::Ui, r: &CompareResult) {
 impl PanelModel for MlipModel {
     type Params = MlipPanelParams;
     type View = MlipView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = MlipTab;
-    type Task = MlipTask;
 
     const KIND: PanelKind = PanelKind {
         id: "mlip",
@@ -424,15 +408,13 @@ impl PanelModel for MlipModel {
         },
     };
 
-    const TABS: &'static [(MlipTab, &'static str)] = &[
-        (MlipTab::Compare, "Compare"),
-        (MlipTab::Sweep, "Error vs labels"),
-        (MlipTab::Field, "Triangle and field"),
-    ];
+    benchtop_kit::tabs!(MlipTab {
+        Compare => "Compare",
+        Sweep => "Error vs labels",
+        Field => "Triangle and field",
+    });
 
-    fn tab(view: &mut MlipView) -> &mut MlipTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -463,22 +445,6 @@ impl PanelModel for MlipModel {
         }
     }
 
-    fn start(&mut self, task: MlipTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            MlipTask::Compare => self.start_compare(cx),
-            MlipTask::Sweep => self.start_sweep(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(MlipTask, f64)> {
-        wanted([
-            (flags.compare, MlipTask::Compare),
-            (flags.sweep, MlipTask::Sweep),
-        ])
-    }
-
-    tasks!(compare, sweep);
-
     fn validate(params: &P) -> Vec<ParamIssue> {
         ParamIssue::from_result("piwsl", params.piwsl.validate())
             .into_iter()
@@ -501,7 +467,6 @@ impl PanelModel for MlipModel {
     fn tables(&self, _params: &P, _view: &MlipView) -> Vec<DataTable> {
         let mut out = Vec::new();
         if let Some(points) = self.sweep.result() {
-            #[allow(clippy::cast_precision_loss)]
             let rows = points
                 .iter()
                 .map(|p| {

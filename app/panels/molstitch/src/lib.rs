@@ -11,6 +11,13 @@
 //! computation (scoring the molecule set, stitching, the optimisation) is a task of the kit, and
 //! [`Host`] supplies the rest.
 
+/// The chemistry the panel draws on (RDKit through the shared crate).
+pub use benchtop_chem as chem;
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_molstitch as engine;
+
+pub mod bench;
+pub mod cli;
 mod figures;
 pub mod library;
 pub mod mol_draw;
@@ -31,7 +38,6 @@ use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
-use benchtop_kit::tasks;
 use benchtop_molstitch::ObjectiveSpec;
 use benchtop_molstitch::optimise::{OptimiseConfig, OptimiseResult};
 use serde::{Deserialize, Serialize};
@@ -189,14 +195,6 @@ impl Default for MolStitchView {
     }
 }
 
-/// What `benchtop run` computes for this panel (the molecule set and the stitch always).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Run the optimisation (minutes).
-    pub optimise: bool,
-}
-
 /// Results kept with the project: the scored molecule set and the optimisation result (in the
 /// sidecar).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,15 +212,20 @@ const WEIGHTS_FOLDER: &str = "molstitch-weights";
 /// step; JSON would turn it into null and refuse to read it back).
 const RESULT_FILE: &str = "molstitch-optimisation.ron";
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MolStitchTask {
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum MolStitchTask for MolStitchModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
     /// Read the molecule set and score it on the objectives.
-    Score,
+    Score(score = true): stitch.score => |m, cx| m.stitch.start_scoring(cx);
     /// Analyse the parents and stitch the chosen fragments.
-    Stitch,
-    /// Run MolStitch and its baselines.
-    Optimise,
+    Stitch(stitch = true): stitch.stitch => |m, cx| m.stitch.start_stitching(cx);
+    /// Run MolStitch and its baselines (minutes; needs the scored set).
+    Optimise(optimise = false): optimise.task => |m, cx| {
+        let library = m.stitch.library();
+        m.optimise.start(cx, library, &m.cache_dir);
+    };
 }
 
 /// Where trained weights are cached while the project has no sidecar folder of its own (an
@@ -283,10 +286,8 @@ const ENGINE: (&str, &str) = ("benchtop-molstitch", env!("CARGO_PKG_VERSION"));
 impl PanelModel for MolStitchModel {
     type Params = MolStitchParams;
     type View = MolStitchView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = MolStitchTab;
-    type Task = MolStitchTask;
 
     const KIND: PanelKind = PanelKind {
         id: "molstitch",
@@ -303,14 +304,13 @@ impl PanelModel for MolStitchModel {
         },
     };
 
-    const TABS: &'static [(MolStitchTab, &'static str)] = &[
-        (MolStitchTab::Stitch, "Stitch"),
-        (MolStitchTab::Optimise, "Optimise"),
-    ];
+    benchtop_kit::tabs!(MolStitchTab {
+        Stitch => "Stitch",
+        Optimise => "Optimise",
+    });
 
-    fn tab(view: &mut MolStitchView) -> &mut MolStitchTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
+    const COMMANDS: &'static [benchtop_kit::cli::CommandEntry] = cli::COMMANDS;
 
     /// The scored molecule set, the optimisation result and the weight cache come from
     /// `sidecar`; the stitching is recomputed (it is deterministic and quick). Saved scores
@@ -390,32 +390,28 @@ impl PanelModel for MolStitchModel {
         self.stitch.react(cx);
     }
 
-    fn start(&mut self, task: MolStitchTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            MolStitchTask::Score => self.stitch.start_scoring(cx),
-            MolStitchTask::Stitch => self.stitch.start_stitching(cx),
-            MolStitchTask::Optimise => {
-                self.optimise
-                    .start(cx, self.stitch.library(), &self.cache_dir);
-            }
-        }
-    }
-
     /// The molecule set and the stitching always; the optimisation (which needs the set) when
     /// asked for.
     fn headless(&self, flags: &HeadlessTasks) -> Vec<(MolStitchTask, f64)> {
-        if flags.optimise {
-            vec![
-                (MolStitchTask::Score, 0.08),
-                (MolStitchTask::Stitch, 0.02),
-                (MolStitchTask::Optimise, 0.9),
-            ]
+        // The optimisation draws its parents from the scored set, so the set is scored
+        // whenever it runs; the optimisation then takes most of the time.
+        let (score, stitch) = if flags.optimise {
+            (0.08, 0.02)
         } else {
-            vec![(MolStitchTask::Score, 0.8), (MolStitchTask::Stitch, 0.2)]
+            (0.8, 0.2)
+        };
+        let mut steps = Vec::new();
+        if flags.score || flags.optimise {
+            steps.push((MolStitchTask::Score, score));
         }
+        if flags.stitch {
+            steps.push((MolStitchTask::Stitch, stitch));
+        }
+        if flags.optimise {
+            steps.push((MolStitchTask::Optimise, 0.9));
+        }
+        steps
     }
-
-    tasks!(stitch.score, stitch.stitch, optimise.task);
 
     fn poll(&mut self, params: &mut MolStitchParams) {
         self.stitch.poll(params);
@@ -471,7 +467,6 @@ impl PanelModel for MolStitchModel {
             let labels: Vec<&str> = set.specs.iter().map(ObjectiveSpec::label).collect();
             let mut columns = vec!["index", "on_front"];
             columns.extend(&labels);
-            #[allow(clippy::cast_precision_loss)]
             let rows = set
                 .objectives
                 .iter()
@@ -491,7 +486,6 @@ impl PanelModel for MolStitchModel {
         if let Some(s) = self.stitch.stitched()
             && let Some(Ok(child)) = &s.child
         {
-            #[allow(clippy::cast_precision_loss)]
             let rows =
                 s.a.objectives
                     .iter()

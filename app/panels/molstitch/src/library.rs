@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use benchtop_chem::offline::{self, Dataset};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_molstitch::metrics::pareto_front;
-use benchtop_molstitch::offline::{self, Dataset};
 use benchtop_molstitch::{ObjectiveSpec, Objectives};
 
 /// Molecules scored per progress step (and between cancellation checks).

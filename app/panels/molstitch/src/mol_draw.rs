@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
+use benchtop_chem::{Background, DepictOptions, Drawing};
 use benchtop_kit::figure::{Annotation, Picture, Rgba, Subplot};
-use benchtop_molstitch::{Background, DepictOptions, Drawing};
 use egui::{ColorImage, Sense, TextureHandle, TextureOptions, Vec2};
 use resvg::{tiny_skia, usvg};
 
@@ -37,7 +37,6 @@ const TINT: f64 = 0.55;
 
 /// `color` mixed with white by [`TINT`]: the colour RDKit fills a highlighted atom with.
 pub fn highlight_tint(color: Rgba) -> [u8; 3] {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * TINT).round() as u8;
     [mix(color.r), mix(color.g), mix(color.b)]
 }
@@ -108,7 +107,6 @@ pub fn paint(
     size: Vec2,
 ) -> egui::Response {
     let (rect, response) = ui.allocate_exact_size(size, Sense::click());
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let logical = (
         size.x.round().max(1.0) as u32,
         size.y.round().max(1.0) as u32,
@@ -188,18 +186,12 @@ fn texture(
 fn rasterise(svg: &str, options: &DepictOptions, scale: f32) -> Result<ColorImage, String> {
     let tree = usvg::Tree::from_str(svg, &usvg::Options::default())
         .map_err(|e| format!("the depiction is not readable SVG: {e}"))?;
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
     let (width, height) = (
         ((options.width_px as f32) * scale).round().max(1.0) as u32,
         ((options.height_px as f32) * scale).round().max(1.0) as u32,
     );
     let mut pixmap = tiny_skia::Pixmap::new(width, height)
         .ok_or_else(|| format!("no {width} × {height} px image"))?;
-    #[allow(clippy::cast_precision_loss)]
     let transform = tiny_skia::Transform::from_scale(
         width as f32 / tree.size().width(),
         height as f32 / tree.size().height(),

@@ -2,7 +2,7 @@
 //! group and objectives as data items) and a grid of RDKit depictions (a figure, so SVG, PNG
 //! or PDF).
 
-use benchtop_molstitch::{ChemError, Molecule};
+use benchtop_chem::{ChemError, Molecule};
 
 use super::mol_draw;
 use benchtop_kit::figure::Figure;
@@ -71,7 +71,6 @@ pub fn grid_figure(
     let shown = &rows[..rows.len().min(max)];
     let columns = columns.clamp(1, shown.len().max(1));
     let grid_rows = shown.len().div_ceil(columns).max(1);
-    #[allow(clippy::cast_precision_loss)]
     let mut figure = Figure::new(title)
         .grid(grid_rows, columns)
         .size_in(2.2 * columns as f64, 2.2 * grid_rows as f64);

@@ -564,7 +564,6 @@ pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
     let mut columns = vec!["method"];
     columns.extend(METRIC_KEYS);
     columns.push("molecules");
-    #[allow(clippy::cast_precision_loss)]
     let rows = metric_rows(result)
         .into_iter()
         .enumerate()
@@ -575,7 +574,6 @@ pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
             row
         })
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let budget_rows = result
         .methods
         .iter()

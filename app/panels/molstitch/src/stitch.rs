@@ -2,8 +2,9 @@
 //! where those lie in each parent, the child of a chosen fragment pair, and the gallery of every
 //! BRICS-compatible pair's child, each scored on the panel's objectives.
 
-use benchtop_molstitch::brics::{self, Fragment};
-use benchtop_molstitch::{ChemError, Drawing, Molecule, ObjectiveSpec, Objectives};
+use benchtop_chem::brics::{self, Fragment};
+use benchtop_chem::{ChemError, Drawing, Molecule};
+use benchtop_molstitch::{ObjectiveSpec, Objectives};
 
 /// Most children kept in the gallery (best mean objective first).
 pub const GALLERY_MAX: usize = 48;

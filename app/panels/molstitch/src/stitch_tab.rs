@@ -304,7 +304,6 @@ impl StitchTab {
                 fitted_range(&set.objectives, iy),
             )
         });
-        #[allow(clippy::cast_possible_truncation)]
         let to_screen = |v: &[f64]| {
             let x = ((v.get(ix).copied().unwrap_or(0.0) - xr.0) / (xr.1 - xr.0)) as f32;
             let y = ((v.get(iy).copied().unwrap_or(0.0) - yr.0) / (yr.1 - yr.0)) as f32;

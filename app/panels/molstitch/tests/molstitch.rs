@@ -252,7 +252,7 @@ fn check_molstitch_stitching(_out: &Path, summary: &serde_json::Value) {
     assert_eq!(s["objectives"].as_array().map(Vec::len), Some(3), "{s}");
     let child = s["child"]["smiles"].as_str().expect("a stitched child");
     assert!(
-        benchtop_molstitch::Molecule::from_smiles(child).is_ok(),
+        benchtop_panel_molstitch::chem::Molecule::from_smiles(child).is_ok(),
         "{child}"
     );
     assert!(
@@ -322,8 +322,9 @@ fn chem_props_writes_one_row_per_input_and_names_invalid_smiles() {
 
 /// The stitching viewer's computation: parents, fragments, the child and the gallery.
 mod stitching {
-    use benchtop_molstitch::brics::Fragment;
-    use benchtop_molstitch::{Molecule, ObjectiveSpec};
+    use benchtop_panel_molstitch::chem::brics::Fragment;
+    use benchtop_panel_molstitch::chem::Molecule;
+    use benchtop_panel_molstitch::engine::ObjectiveSpec;
     use benchtop_panel_molstitch::stitch::{
         StitchRequest, analyse, analyse_choosing, fragments_compatible,
     };
@@ -426,8 +427,8 @@ mod stitching {
 
 /// The molecule set: reading a file, scoring it, its Pareto front.
 mod molecule_set {
-    use benchtop_compute::{CancelToken, ComputeError, Progress};
-    use benchtop_molstitch::ObjectiveSpec;
+    use benchtop_kit::compute::{CancelToken, ComputeError, Progress};
+    use benchtop_panel_molstitch::engine::ObjectiveSpec;
     use benchtop_panel_molstitch::library::{read, score};
 
     #[test]
@@ -497,7 +498,7 @@ mod drawings {
     use benchtop_kit::figure::{
         ExportFormat, ExportOptions, Figure, Item, Provenance, Subplot, render_bytes,
     };
-    use benchtop_molstitch::{Drawing, Molecule};
+    use benchtop_panel_molstitch::chem::{Drawing, Molecule};
     use benchtop_panel_molstitch::mol_draw::{
         fragment_color, highlight_tint, highlights, paint, subplot,
     };
@@ -629,7 +630,7 @@ mod export {
         let sdf = to_sdf(&labels, &rows()).unwrap();
         assert_eq!(sdf.matches("$$$$").count(), 2);
         // The SDF reads back with the engine's loader, properties included.
-        let data = benchtop_molstitch::offline::read_sdf(&sdf, "export.sdf");
+        let data = benchtop_panel_molstitch::chem::offline::read_sdf(&sdf, "export.sdf");
         assert!(data.errors.is_empty(), "{:?}", data.errors);
         assert_eq!(data.smiles(), ["CCO", "Oc1ccccc1"]);
         assert_eq!(data.property("qed").unwrap(), [Some(0.4), Some(0.5)]);
@@ -651,8 +652,8 @@ mod export {
 
 /// Optimisation results labelled by the objectives they were computed for.
 mod results {
-    use benchtop_molstitch::ObjectiveSpec;
-    use benchtop_molstitch::optimise::{MethodMetrics, OptimiseResult};
+    use benchtop_panel_molstitch::engine::ObjectiveSpec;
+    use benchtop_panel_molstitch::engine::optimise::{MethodMetrics, OptimiseResult};
     use benchtop_panel_molstitch::{MolStitchParams, result_axis_names, result_matches_objectives};
 
     fn result_for(labels: &[&str]) -> OptimiseResult {
@@ -750,7 +751,7 @@ mod results {
 mod sweeps {
     use std::collections::BTreeMap;
 
-    use benchtop_compute::{CancelToken, Progress};
+    use benchtop_kit::compute::{CancelToken, Progress};
     use benchtop_kit::panel::Panel as _;
     use benchtop_panel_molstitch::sweeps::point_config;
     use benchtop_panel_molstitch::{MolStitchPanel, MolStitchParams, MolStitchState};

@@ -140,7 +140,6 @@ fn mean_of(
             }
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let scale = 1.0 / members.len() as f64;
     let mut total = sum.unwrap_or_default();
     for m in &mut total {
@@ -156,7 +155,6 @@ fn mean_of(
 /// FC strength of each node: its mean |r| to the other nodes.
 pub fn fc_strength(fc: &Matrix) -> Vec<f64> {
     let n = fc.rows();
-    #[allow(clippy::cast_precision_loss)]
     let others = n.saturating_sub(1).max(1) as f64;
     (0..n)
         .map(|i| {

@@ -74,7 +74,6 @@ pub fn fc_subplot(title: &str, fc: &Matrix, network_of_roi: &[usize]) -> Subplot
     let n = fc.rows();
     // Heatmap rows run bottom-up; put ROI 0 at the top like a matrix.
     let values: Vec<f64> = (0..n).rev().flat_map(|i| fc.row(i).to_vec()).collect();
-    #[allow(clippy::cast_precision_loss)]
     let size = n as f64;
     let heatmap = Heatmap::new("|r|", (-0.5, size - 0.5), (-0.5, size - 0.5), n, n, values)
         .colormap(Colormap::Viridis)
@@ -89,7 +88,6 @@ pub fn fc_subplot(title: &str, fc: &Matrix, network_of_roi: &[usize]) -> Subplot
         .heatmap(heatmap);
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
     for b in network_boundaries(network_of_roi) {
-        #[allow(clippy::cast_precision_loss)]
         let at = b as f64 - 0.5;
         let flipped = size - 1.0 - at;
         xs.extend([at, at, f64::NAN, -0.5, size - 0.5, f64::NAN]);
@@ -231,7 +229,6 @@ pub fn membership_subplot(
     let mut running = vec![0.0; networks];
     for (counts, row) in membership.iter().zip(cumulative.iter_mut()) {
         for (k, total) in running.iter_mut().enumerate() {
-            #[allow(clippy::cast_precision_loss)]
             let here = counts.get(k).copied().unwrap_or(0) as f64;
             *total += here;
         }

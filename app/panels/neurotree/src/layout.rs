@@ -74,14 +74,12 @@ pub fn radial(n_nodes: usize, edges: &[(usize, usize)], root: usize) -> Position
     let mut wedge = vec![(0.0, 0.0); n_nodes];
     let mut start = 0.0;
     for &r in &component_roots {
-        #[allow(clippy::cast_precision_loss)]
         let span = TAU * leaves[r] as f64 / total.max(1) as f64;
         wedge[r] = (start, start + span);
         start += span;
     }
     for &node in &order {
         let (low, high) = wedge[node];
-        #[allow(clippy::cast_precision_loss)]
         let radius = depth[node] as f64;
         let angle = 0.5 * (low + high);
         positions[node] = [radius * angle.cos(), radius * angle.sin()];
@@ -92,7 +90,6 @@ pub fn radial(n_nodes: usize, edges: &[(usize, usize)], root: usize) -> Position
             .filter(|&c| parent[c] == node)
             .collect();
         for child in children {
-            #[allow(clippy::cast_precision_loss)]
             let span = (high - low) * leaves[child] as f64 / (leaves[node].max(1)) as f64;
             wedge[child] = (from, from + span);
             from += span;
@@ -130,7 +127,6 @@ pub fn force_directed(n_nodes: usize, edges: &[(usize, usize)], root: usize) -> 
     }
     normalise(&mut positions);
     let adj = adjacency(n_nodes, edges);
-    #[allow(clippy::cast_precision_loss)]
     let k = (std::f64::consts::PI / n_nodes as f64).sqrt();
     let mut temperature = 0.1;
     let cooling = temperature / FORCE_STEPS as f64;
@@ -178,7 +174,6 @@ fn separation(a: [f64; 2], b: [f64; 2], i: usize, j: usize) -> (f64, f64, f64) {
     let (mut dx, mut dy) = (a[0] - b[0], a[1] - b[1]);
     let mut d = dx.hypot(dy);
     if d < FLOOR {
-        #[allow(clippy::cast_precision_loss)]
         let angle = (i * 31 + j * 17) as f64;
         dx = FLOOR * angle.cos();
         dy = FLOOR * angle.sin();
@@ -189,7 +184,6 @@ fn separation(a: [f64; 2], b: [f64; 2], i: usize, j: usize) -> (f64, f64, f64) {
 
 /// Centres `positions` on their mean and scales them into the unit disc.
 fn normalise(positions: &mut Positions) {
-    #[allow(clippy::cast_precision_loss)]
     let n = positions.len().max(1) as f64;
     let cx = positions.iter().map(|p| p[0]).sum::<f64>() / n;
     let cy = positions.iter().map(|p| p[1]).sum::<f64>() / n;

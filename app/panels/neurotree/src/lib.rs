@@ -12,6 +12,10 @@
 //! subjects and the cross-validated model run are tasks of the kit, and [`Host`] supplies the
 //! rest.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_neurotree as engine;
+
+pub mod bench;
 mod data_tab;
 pub mod explore;
 pub mod figures;
@@ -30,7 +34,6 @@ use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::SweepOutput;
-use benchtop_kit::tasks;
 use benchtop_neurotree::cohort::CohortParams;
 use benchtop_neurotree::load::TimeAxis;
 use benchtop_neurotree::pipeline::NeuroTreeParams;
@@ -183,25 +186,6 @@ impl Default for NeuroTreeView {
     }
 }
 
-/// What `benchtop run` computes for this panel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Generate or read the subjects.
-    pub data: bool,
-    /// Train and evaluate the models (minutes).
-    pub model: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            data: true,
-            model: false,
-        }
-    }
-}
-
 /// Results kept with the project (arrays go to the sidecar).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -225,13 +209,18 @@ pub struct LoadedData {
     pub source: String,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NeuroTreeTask {
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum NeuroTreeTask for NeuroTreeModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
     /// Generate or read the subjects.
-    Load,
-    /// Train and evaluate the models under cross-validation.
-    Model,
+    Load(data = true): data.task => |m, cx| m.data.start(cx);
+    /// Train and evaluate the models under cross-validation (minutes).
+    Model(model = false): model.task => |m, cx| {
+        let loaded = m.data.loaded();
+        m.model.start(cx, loaded);
+    };
 }
 
 /// The NeuroTree panel's tabs and their results.
@@ -256,10 +245,8 @@ const ENGINE: (&str, &str) = ("benchtop-neurotree", env!("CARGO_PKG_VERSION"));
 impl PanelModel for NeuroTreeModel {
     type Params = NeuroTreePanelParams;
     type View = NeuroTreeView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = NeuroTreeTab;
-    type Task = NeuroTreeTask;
 
     const KIND: PanelKind = PanelKind {
         id: "neurotree",
@@ -278,15 +265,13 @@ impl PanelModel for NeuroTreeModel {
         },
     };
 
-    const TABS: &'static [(NeuroTreeTab, &'static str)] = &[
-        (NeuroTreeTab::Data, "Data"),
-        (NeuroTreeTab::Tree, "Tree"),
-        (NeuroTreeTab::Model, "Model"),
-    ];
+    benchtop_kit::tabs!(NeuroTreeTab {
+        Data => "Data",
+        Tree => "Tree",
+        Model => "Model",
+    });
 
-    fn tab(view: &mut NeuroTreeView) -> &mut NeuroTreeTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -316,16 +301,6 @@ impl PanelModel for NeuroTreeModel {
         }
     }
 
-    fn start(&mut self, task: NeuroTreeTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            NeuroTreeTask::Load => self.data.start(cx),
-            NeuroTreeTask::Model => {
-                let loaded = self.data.loaded();
-                self.model.start(cx, loaded);
-            }
-        }
-    }
-
     fn headless(&self, flags: &HeadlessTasks) -> Vec<(NeuroTreeTask, f64)> {
         let mut steps = Vec::new();
         // The model trains on the subjects, so they are made when there are none yet.
@@ -337,8 +312,6 @@ impl PanelModel for NeuroTreeModel {
         }
         steps
     }
-
-    tasks!(data.task, model.task);
 
     fn poll(&mut self, _params: &mut NeuroTreePanelParams) {
         if self.data.task.poll_result() {

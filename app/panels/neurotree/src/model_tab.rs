@@ -337,7 +337,6 @@ fn curves_subplot(epochs: &[EpochUpdate]) -> Subplot {
             .iter()
             .filter(|(m, f, _)| m == method && f == fold)
             .map(|(_, _, s)| {
-                #[allow(clippy::cast_precision_loss)]
                 let x = s.epoch as f64;
                 (x, s.loss)
             })
@@ -441,7 +440,6 @@ fn results_figure(result: &NeuroTreeResult) -> Figure {
         .y_scale(Scale::Log10)
         .legend(true);
     for (i, curve) in result.khop.iter().enumerate() {
-        #[allow(clippy::cast_precision_loss)]
         let ks: Vec<f64> = (1..=curve.norms.len()).map(|k| k as f64).collect();
         khop.push(
             Line::new(format!("λ = {}", curve.lambda), ks, curve.norms.clone())
@@ -496,7 +494,6 @@ fn cv_table(ui: &mut egui::Ui, result: &NeuroTreeResult) {
 
 /// The CV metrics as a table: one row per method (index in the result) with means and sds.
 fn metrics_table(result: &NeuroTreeResult) -> DataTable {
-    #[allow(clippy::cast_precision_loss)]
     let rows = result
         .evaluations
         .iter()

@@ -97,14 +97,11 @@ pub fn evaluate(
         .iter()
         .filter(|&&i| d.network_of_roi.get(i) == Some(&dmn))
         .count();
-    #[allow(clippy::cast_precision_loss)]
-    {
-        values.insert("trunk.level1_nodes".to_owned(), nodes.len() as f64);
-        values.insert(
-            "trunk.level1_dmn_fraction".to_owned(),
-            in_dmn as f64 / nodes.len().max(1) as f64,
-        );
-    }
+    values.insert("trunk.level1_nodes".to_owned(), nodes.len() as f64);
+    values.insert(
+        "trunk.level1_dmn_fraction".to_owned(),
+        in_dmn as f64 / nodes.len().max(1) as f64,
+    );
     if !outputs.iter().any(|o| MODEL_OUTPUTS.contains(&o.as_str())) {
         return Ok(values);
     }

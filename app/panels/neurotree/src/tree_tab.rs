@@ -454,7 +454,6 @@ impl TreeTab {
         let Ok((explored, _)) = self.picked(data, trunk, view) else {
             return Vec::new();
         };
-        #[allow(clippy::cast_precision_loss)]
         let edges = DataTable::new(
             "neurotree-tree-edges",
             &["roi_a", "roi_b", "distance", "trunk_level"],
@@ -473,7 +472,6 @@ impl TreeTab {
                 })
                 .collect(),
         );
-        #[allow(clippy::cast_precision_loss)]
         let trunks = DataTable::new(
             "neurotree-trunks",
             &["level", "position", "roi", "network", "score"],

@@ -363,11 +363,11 @@ mod figures {
 mod explore {
     //! What the tree explorer computes from the data.
 
-    use benchtop_neurotree::Matrix;
-    use benchtop_neurotree::cohort::{CohortParams, generate_cohort};
-    use benchtop_neurotree::connectivity::static_fc;
-    use benchtop_neurotree::dataset::Dataset;
-    use benchtop_neurotree::trunk::TrunkParams;
+    use benchtop_panel_neurotree::engine::Matrix;
+    use benchtop_panel_neurotree::engine::cohort::{CohortParams, generate_cohort};
+    use benchtop_panel_neurotree::engine::connectivity::static_fc;
+    use benchtop_panel_neurotree::engine::dataset::Dataset;
+    use benchtop_panel_neurotree::engine::trunk::TrunkParams;
     use benchtop_panel_neurotree::Pick;
     use benchtop_panel_neurotree::explore::{
         explore_fc, fc_strength, mean_dynamic_fc, mean_static_fc,
@@ -442,11 +442,11 @@ mod explore {
 mod trees {
     //! Trees computed in the panel against the engine's.
 
-    use benchtop_compute::{CancelToken, Progress};
-    use benchtop_neurotree::cohort::{CohortParams, generate_cohort};
-    use benchtop_neurotree::dataset::Dataset;
-    use benchtop_neurotree::graph_tree::SpanningTree;
-    use benchtop_neurotree::pipeline::{NeuroTreeParams, run};
+    use benchtop_kit::compute::{CancelToken, Progress};
+    use benchtop_panel_neurotree::engine::cohort::{CohortParams, generate_cohort};
+    use benchtop_panel_neurotree::engine::dataset::Dataset;
+    use benchtop_panel_neurotree::engine::graph_tree::SpanningTree;
+    use benchtop_panel_neurotree::engine::pipeline::{NeuroTreeParams, run};
     use benchtop_panel_neurotree::{Pick, group_picks, tree_base};
 
     #[test]
@@ -480,7 +480,7 @@ mod trees {
         // The same edges (the weights agree to rounding: the means are summed in another order).
         let ends = |t: &SpanningTree| t.edges.iter().map(|e| (e.a, e.b)).collect::<Vec<_>>();
         assert_eq!(ends(&here.tree), ends(&engine.tree));
-        let paths = |t: &benchtop_neurotree::trunk::Trunks| {
+        let paths = |t: &benchtop_panel_neurotree::engine::trunk::Trunks| {
             t.trunks
                 .iter()
                 .map(|t| (t.level, t.nodes.clone()))
@@ -496,7 +496,7 @@ mod sweeps {
 
     use std::collections::BTreeMap;
 
-    use benchtop_compute::{CancelToken, Progress};
+    use benchtop_kit::compute::{CancelToken, Progress};
     use benchtop_kit::panel::Panel as _;
     use benchtop_panel_neurotree::{NeuroTreePanel, NeuroTreePanelParams, NeuroTreeState};
 

@@ -176,7 +176,6 @@ pub fn regular_grid(locations: &[[f64; 2]]) -> Option<Grid> {
     if !(x1 > x0 && y1 > y0) {
         return None;
     }
-    #[allow(clippy::cast_precision_loss)]
     let (hx, hy) = (
         (x1 - x0) / (nx - 1) as f64 / 2.0,
         (y1 - y0) / (ny - 1) as f64 / 2.0,

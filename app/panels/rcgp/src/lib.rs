@@ -6,6 +6,10 @@
 //! the posteriors over time with the outliers and weights, maps of the field at a time, and the
 //! sweep. The engine is `benchtop-rcgp`.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_rcgp as engine;
+
+pub mod bench;
 mod figures;
 mod params;
 mod saved;
@@ -15,12 +19,11 @@ use std::collections::BTreeMap;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{FigureViewState, show_figure};
 use benchtop_kit::file_dialog::{Filter, Kind, Request};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::Task;
-use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_rcgp::data::{STOCK_SYMBOLS, WEATHER_COLUMNS};
 use benchtop_rcgp::{
@@ -59,7 +62,6 @@ impl SweepSpec {
     /// The rates, evenly spaced from 0 to `max_rate`.
     pub fn rates(&self) -> Vec<f64> {
         let n = self.points.max(2);
-        #[allow(clippy::cast_precision_loss)]
         (0..n)
             .map(|k| self.max_rate * k as f64 / (n - 1) as f64)
             .collect()
@@ -100,25 +102,6 @@ pub struct RcgpView {
     pub time: usize,
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Fit and run both methods.
-    pub run: bool,
-    /// The outlier-rate sweep.
-    pub sweep: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            run: true,
-            sweep: false,
-        }
-    }
-}
-
 /// Results kept with the project: the run's description inline and its per-observation arrays
 /// in the sidecar (everything inline when there is no sidecar), the sweep inline.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -132,13 +115,15 @@ pub struct SavedResults {
     pub sweep: Option<Vec<SweepPoint>>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RcgpTask {
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum RcgpTask for RcgpModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
     /// Fit and run both methods.
-    Run,
+    Run(run = true): run => |m, cx| m.start_run(cx);
     /// The outlier-rate sweep.
-    Sweep,
+    Sweep(sweep = false): sweep => |m, cx| m.start_sweep(cx);
 }
 
 /// What the sweep depends on.
@@ -441,7 +426,6 @@ fn summary(result: &RunResult) -> serde_json::Value {
             "fitted": m.fit.is_some(),
         })
     };
-    #[allow(clippy::cast_precision_loss)]
     let rate = result.data.outlier.iter().filter(|o| **o).count() as f64
         / result.data.outlier.len().max(1) as f64;
     serde_json::json!({
@@ -456,10 +440,8 @@ fn summary(result: &RunResult) -> serde_json::Value {
 impl PanelModel for RcgpModel {
     type Params = RcgpPanelParams;
     type View = RcgpView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = RcgpTab;
-    type Task = RcgpTask;
 
     const KIND: PanelKind = PanelKind {
         id: "rcgp",
@@ -474,15 +456,13 @@ impl PanelModel for RcgpModel {
         },
     };
 
-    const TABS: &'static [(RcgpTab, &'static str)] = &[
-        (RcgpTab::Fit, "Fits over time"),
-        (RcgpTab::Maps, "Maps"),
-        (RcgpTab::Sweep, "Outlier sweep"),
-    ];
+    benchtop_kit::tabs!(RcgpTab {
+        Fit => "Fits over time",
+        Maps => "Maps",
+        Sweep => "Outlier sweep",
+    });
 
-    fn tab(view: &mut RcgpView) -> &mut RcgpTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -530,19 +510,6 @@ impl PanelModel for RcgpModel {
         }
     }
 
-    fn start(&mut self, task: RcgpTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            RcgpTask::Run => self.start_run(cx),
-            RcgpTask::Sweep => self.start_sweep(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(RcgpTask, f64)> {
-        wanted([(flags.run, RcgpTask::Run), (flags.sweep, RcgpTask::Sweep)])
-    }
-
-    tasks!(run, sweep);
-
     fn validate(params: &RcgpPanelParams) -> Vec<ParamIssue> {
         let mut issues = Vec::new();
         if params.run.data.source == Source::Csv && params.run.data.csv_path.trim().is_empty() {
@@ -573,7 +540,6 @@ impl PanelModel for RcgpModel {
         let mut out = Vec::new();
         if let Some(r) = self.run.result() {
             let ns = r.data.n_space();
-            #[allow(clippy::cast_precision_loss)]
             let rows = (0..r.data.y.len())
                 .map(|k| {
                     let s = r.data.locations[k % ns];

@@ -17,21 +17,6 @@ pub struct Table<'a> {
     pub scores: &'a BTreeMap<String, BTreeMap<Task, Stats>>,
 }
 
-/// A colour per agent (cycled).
-pub fn agent_color(i: usize) -> Rgba {
-    const C: [Rgba; 8] = [
-        Rgba::rgb(31, 119, 180),
-        Rgba::rgb(255, 127, 14),
-        Rgba::rgb(44, 160, 44),
-        Rgba::rgb(214, 39, 40),
-        Rgba::rgb(148, 103, 189),
-        Rgba::rgb(140, 86, 75),
-        Rgba::rgb(227, 119, 194),
-        Rgba::rgb(127, 127, 127),
-    ];
-    C[i % C.len()]
-}
-
 /// A short tick label for an agent (the bars' x axis has room for about eight characters).
 fn short_name(agent: &str) -> String {
     match agent {
@@ -60,7 +45,7 @@ pub fn bars(table: &Table<'_>, tasks: &[Task], settings: &Settings) -> Figure {
                 names.push(short_name(a));
                 means.push(s.mean);
                 sds.push(s.sd);
-                colors.push(agent_color(i));
+                colors.push(Rgba::cycle(i));
             }
         }
         let xs: Vec<f64> = (0..names.len()).map(|i| i as f64).collect();
@@ -133,7 +118,7 @@ pub fn radar(table: &Table<'_>, settings: &Settings) -> Figure {
             .unzip();
         sp.push(
             Line::new(a.clone(), xs, ys)
-                .color(agent_color(i))
+                .color(Rgba::cycle(i))
                 .width_pt(1.5),
         );
     }

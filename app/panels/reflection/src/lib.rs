@@ -4,6 +4,11 @@
 //! with buttons under the same scorer, and runs a language model behind an OpenAI-compatible
 //! endpoint with a transcript.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_reflection as engine;
+
+pub mod bench;
+pub mod cli;
 mod figures;
 mod params;
 mod play;
@@ -12,12 +17,11 @@ use std::collections::BTreeMap;
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{FigureViewState, show_figure};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::Task as KitTask;
-use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_reflection::llm::Exchange;
 use benchtop_reflection::run::{BenchParams, tabulate};
@@ -85,25 +89,6 @@ impl Default for ReflectionView {
     }
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// The scripted agents' table.
-    pub table: bool,
-    /// The language-model agent (needs an endpoint; off by default).
-    pub model: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            table: true,
-            model: false,
-        }
-    }
-}
-
 /// A language-model run: its sessions and transcript.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelRun {
@@ -125,13 +110,15 @@ pub struct SavedResults {
     pub human: Vec<SessionResult>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReflectionTask {
-    /// Scripted agents × tasks.
-    Table,
-    /// The language-model agent.
-    Model,
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum ReflectionTask for ReflectionModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
+    /// The scripted agents × tasks table.
+    Table(table = true): table => |m, cx| m.start_table(cx);
+    /// The language-model agent (needs an endpoint; off by default).
+    Model(model = false): model => |m, cx| m.start_model(cx);
 }
 
 type TableKey = (BenchParams, u64);
@@ -576,10 +563,8 @@ fn score_grid(ui: &mut egui::Ui, table: &BenchResult, settings: &Settings) {
 impl PanelModel for ReflectionModel {
     type Params = ReflectionParams;
     type View = ReflectionView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = ReflectionTab;
-    type Task = ReflectionTask;
 
     const KIND: PanelKind = PanelKind {
         id: "reflection",
@@ -594,16 +579,15 @@ impl PanelModel for ReflectionModel {
         },
     };
 
-    const TABS: &'static [(ReflectionTab, &'static str)] = &[
-        (ReflectionTab::Scores, "Scores"),
-        (ReflectionTab::Trace, "Trace"),
-        (ReflectionTab::Play, "Play"),
-        (ReflectionTab::Model, "Language model"),
-    ];
+    benchtop_kit::tabs!(ReflectionTab {
+        Scores => "Scores",
+        Trace => "Trace",
+        Play => "Play",
+        Model => "Language model",
+    });
 
-    fn tab(view: &mut ReflectionView) -> &mut ReflectionTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
+    const COMMANDS: &'static [benchtop_kit::cli::CommandEntry] = cli::COMMANDS;
 
     fn restore(
         results: &SavedResults,
@@ -651,22 +635,6 @@ impl PanelModel for ReflectionModel {
             ReflectionTab::Model => self.model_ui(ui, cx),
         }
     }
-
-    fn start(&mut self, task: ReflectionTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            ReflectionTask::Table => self.start_table(cx),
-            ReflectionTask::Model => self.start_model(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(ReflectionTask, f64)> {
-        wanted([
-            (flags.table, ReflectionTask::Table),
-            (flags.model, ReflectionTask::Model),
-        ])
-    }
-
-    tasks!(table, model);
 
     fn validate(params: &ReflectionParams) -> Vec<ParamIssue> {
         match params.settings.validate() {

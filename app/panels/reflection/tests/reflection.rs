@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use benchtop::session::Session;
-use benchtop_reflection::http::{Message, MockServer};
+use benchtop_panel_reflection::engine::http::{Message, MockServer};
 use egui_kittest::kittest::Queryable as _;
 
 use crate::common;

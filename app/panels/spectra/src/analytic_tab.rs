@@ -2,7 +2,6 @@
 //! ρ_k = exp(−k/k_c), and per-k gains fitted under MSE and under AMSE. The MSE optimum damps
 //! every scale by ρ_k (the forecast blurs); the AMSE optimum keeps amplitude 1.
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{
     Bars, Colormap, Figure, FigureViewState, Line, Scale, Subplot, show_figure,
 };
@@ -11,7 +10,9 @@ use benchtop_kit::panel::{DataTable, PanelFigure, Recipe, from_saved, to_saved};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Latest, Task};
 use benchtop_kit::widgets::controls_and_view;
-use benchtop_spectra::experiments::{AnalyticMaps, AnalyticParams, AnalyticResult, GainFit};
+use benchtop_spectra::experiments::{
+    AnalyticMaps, AnalyticParams, AnalyticResult, run_analytic_with,
+};
 use benchtop_spectra::loss::MseTerms;
 
 use super::figures::{
@@ -47,33 +48,6 @@ impl Default for AnalyticTab {
     }
 }
 
-/// Runs the fit, calling `update` with the result so far every [`UPDATE_EVERY`] iterations.
-fn fit(
-    params: &AnalyticParams,
-    seed: u64,
-    progress: &Progress,
-    cancel: &CancelToken,
-    mut update: impl FnMut(AnalyticResult),
-) -> Result<AnalyticResult, ComputeError> {
-    let mut fit = GainFit::new(params, seed)?;
-    while !fit.is_finished() {
-        cancel.check()?;
-        let step = fit.step()?;
-        #[allow(clippy::cast_precision_loss)]
-        progress.set(
-            step.step as f64 / params.steps.max(1) as f64,
-            format!(
-                "iteration {}: mean |g − ρ| (MSE) {:.1e}, mean |g − 1| (AMSE) {:.1e}",
-                step.step, step.mse_gain_error, step.amse_gain_error
-            ),
-        );
-        if step.step % UPDATE_EVERY == 0 && !fit.is_finished() {
-            update(fit.result()?);
-        }
-    }
-    fit.result()
-}
-
 impl AnalyticTab {
     /// The result to show: the latest partial one while a fit runs, else the last fit.
     fn shown(&self) -> Option<&AnalyticResult> {
@@ -87,7 +61,16 @@ impl AnalyticTab {
     pub(super) fn start(&mut self, cx: &mut Cx<'_, SpectraModel>) {
         let (analytic, seed) = key(cx.params);
         self.task.start(&cx.runner, key(cx.params), move |job| {
-            fit(&analytic, seed, &job.progress, &job.cancel, |r| job.send(r))
+            run_analytic_with(
+                &analytic,
+                seed,
+                &job.progress,
+                &job.cancel,
+                UPDATE_EVERY,
+                |r| {
+                    job.send(r);
+                },
+            )
         });
     }
 
@@ -192,7 +175,6 @@ impl AnalyticTab {
 
     fn controls_ui(&mut self, ui: &mut egui::Ui, cx: &mut Cx<'_, SpectraModel>) {
         ui.strong("Forecast error");
-        #[allow(clippy::cast_precision_loss)]
         let top = (cx.params.analytic.lmax as f64).max(2.0);
         if let Some(k_c) = cx.declared.get("analytic.k_c") {
             k_c.ui_within(ui, cx.params, 1.0, top);
@@ -281,7 +263,6 @@ impl AnalyticTab {
             "mse_amplitude_amse_fit",
             "mse_decorrelation_amse_fit",
         ];
-        #[allow(clippy::cast_precision_loss)]
         let rows = (0..r.k.len())
             .map(|i| {
                 vec![
@@ -368,7 +349,6 @@ fn spectra_figure(r: &AnalyticResult, params: &AnalyticParams) -> Figure {
         .with(per_k_line("R_k, MSE-optimal", &r.ratio_mse_fit, MSE))
         .with(per_k_line("R_k, AMSE-optimal", &r.ratio_amse_fit, AMSE))
         .with(per_k_dashed("Coh_k (both)", &r.coherence, OTHER));
-    #[allow(clippy::cast_precision_loss)]
     let steps: Vec<f64> = r.history.iter().map(|s| s.step as f64).collect();
     let history = Subplot::new("Fit")
         .x_label("Iteration")

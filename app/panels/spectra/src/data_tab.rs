@@ -261,7 +261,6 @@ impl DataTab {
         let Some((_, spectrum)) = self.task.result() else {
             return Vec::new();
         };
-        #[allow(clippy::cast_precision_loss)]
         let rows = wavelengths_km(spectrum)
             .iter()
             .zip(&spectrum.psd)
@@ -330,7 +329,6 @@ fn k_minus_three(psd: &[f64]) -> Vec<f64> {
     let Some(&at) = psd.get(anchor) else {
         return Vec::new();
     };
-    #[allow(clippy::cast_precision_loss)]
     (0..psd.len())
         .map(|k| {
             if k == 0 {

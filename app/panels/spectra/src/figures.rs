@@ -24,7 +24,6 @@ fn wavenumber_of(km: f64) -> f64 {
 
 /// Wavenumbers 1..=lmax as f64 (k = 0 has no place on a log axis).
 pub fn wavenumbers(lmax: usize) -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)]
     (1..=lmax).map(|k| k as f64).collect()
 }
 
@@ -43,7 +42,6 @@ pub fn spectrum_subplot(title: &str, y_label: &str, lmax: usize, label_y: f64) -
         .x_scale(Scale::Log10)
         .y_scale(Scale::Log10)
         .legend(true);
-    #[allow(clippy::cast_precision_loss)]
     let top = lmax as f64;
     for km in MARKED_WAVELENGTHS_KM {
         let k = wavenumber_of(km);
@@ -105,7 +103,6 @@ pub fn map_subplot(
         .rev()
         .flat_map(|row| row.iter().copied())
         .collect();
-    #[allow(clippy::cast_precision_loss)]
     let half_cell = 180.0 / nlon as f64;
     let heatmap = Heatmap::new(
         title,
@@ -145,7 +142,6 @@ pub fn value_range(values: &[f64]) -> (f64, f64) {
 /// "k = 12 (3336 km)" or "not reached".
 pub fn describe_k(k: Option<usize>) -> String {
     match k {
-        #[allow(clippy::cast_precision_loss)]
         Some(k) => format!("k = {k} ({:.0} km)", wavelength_km(k as f64)),
         None => "not reached".to_owned(),
     }

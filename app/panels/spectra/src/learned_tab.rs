@@ -3,7 +3,6 @@
 //! forecaster's spectrum decays with lead time (its effective resolution falls); the AMSE
 //! forecaster keeps its amplitude — the paper's Fig. 3 in miniature.
 
-use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{
     Colormap, Figure, FigureViewState, Line, Marker, Scale, Scatter, Subplot, show_figure,
 };
@@ -13,7 +12,7 @@ use benchtop_kit::project::Sidecar;
 use benchtop_kit::task::{Live, Task};
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_spectra::forecast::{
-    ForecastParams, ForecastResult, ForecastTrainer, LeadEvaluation, TrainingStep,
+    ForecastParams, ForecastResult, LeadEvaluation, TrainingStep, run_with,
 };
 
 use super::figures::{
@@ -32,7 +31,6 @@ const HISTORY_COLUMNS: [&str; 6] = [
     "amse_net_amse",
 ];
 
-#[allow(clippy::cast_precision_loss)]
 fn history_row(step: &TrainingStep) -> Vec<f64> {
     vec![
         step.step as f64,
@@ -45,7 +43,6 @@ fn history_row(step: &TrainingStep) -> Vec<f64> {
 }
 
 fn history_step(row: &[f64]) -> TrainingStep {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     TrainingStep {
         step: row[0] as usize,
         learning_rate: row[1],
@@ -101,36 +98,6 @@ impl Default for LearnedTab {
     }
 }
 
-/// Generates the data, trains both forecasters step by step (calling `step` after each) and
-/// evaluates them. Data generation takes the first 15 % of the progress, evaluation the last 5 %.
-fn train(
-    params: &ForecastParams,
-    seed: u64,
-    progress: &Progress,
-    cancel: &CancelToken,
-    mut on_step: impl FnMut(TrainingStep),
-) -> Result<ForecastResult, ComputeError> {
-    let mut trainer = ForecastTrainer::new(params, seed, &progress.slice(0.0, 0.15), cancel)?;
-    let training = progress.slice(0.15, 0.95);
-    while !trainer.is_finished() {
-        cancel.check()?;
-        let step = trainer.step()?;
-        #[allow(clippy::cast_precision_loss)]
-        training.set(
-            step.step as f64 / params.train_steps.max(1) as f64,
-            format!(
-                "step {}: MSE net {:.3e} (MSE), AMSE net {:.3e} (AMSE)",
-                step.step, step.mse_net_mse, step.amse_net_amse
-            ),
-        );
-        on_step(step);
-    }
-    progress.set(0.95, "evaluating on held-out trajectories");
-    let result = trainer.evaluate(cancel)?;
-    progress.set(1.0, "done");
-    Ok(result)
-}
-
 impl LearnedTab {
     fn history(&self) -> &[TrainingStep] {
         &self.task.live().history
@@ -141,7 +108,7 @@ impl LearnedTab {
         self.task.clear();
         self.task.start(&cx.runner, key(cx.params), move |job| {
             learned.validate()?;
-            train(&learned, seed, &job.progress, &job.cancel, |s| job.send(s))
+            run_with(&learned, seed, &job.progress, &job.cancel, |s| job.send(s))
         });
     }
 
@@ -297,7 +264,6 @@ impl LearnedTab {
                     egui::Slider::new(&mut cx.view.lead_index, 0..=count - 1)
                         .text("Lead shown")
                         .custom_formatter(|i, _| {
-                            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                             let index = i as usize;
                             result
                                 .leads
@@ -361,7 +327,6 @@ impl LearnedTab {
             count += 2;
         }
         let rows = count.div_ceil(2).max(1);
-        #[allow(clippy::cast_precision_loss)]
         figure.grid(rows, 2).size_in(11.0, 4.0 * rows as f64)
     }
 
@@ -403,7 +368,6 @@ impl LearnedTab {
             let mut rows = Vec::new();
             for lead in &result.leads {
                 for (i, &k) in result.k.iter().enumerate() {
-                    #[allow(clippy::cast_precision_loss)]
                     rows.push(vec![
                         lead.lead_h,
                         k as f64,
@@ -515,7 +479,6 @@ fn resolution_subplot(result: &ForecastResult) -> Subplot {
 }
 
 fn training_subplot(history: &[TrainingStep]) -> Subplot {
-    #[allow(clippy::cast_precision_loss)]
     let steps: Vec<f64> = history.iter().map(|s| s.step as f64).collect();
     let series = |pick: fn(&TrainingStep) -> f64| history.iter().map(pick).collect::<Vec<f64>>();
     Subplot::new("Training losses")

@@ -9,7 +9,12 @@
 //! The panel is a [`PanelModel`]: its parameters are declared once in [`params`], each tab is
 //! one task of the kit, and [`Host`] supplies the rest.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_spectra as engine;
+
 mod analytic_tab;
+pub mod bench;
+pub mod cli;
 mod data_tab;
 mod field_spectrum;
 mod figures;
@@ -21,11 +26,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, issues_of};
 use benchtop_kit::project::{DataRef, Sidecar};
 use benchtop_kit::sweep::{ReferenceCurve, SweepOutput};
-use benchtop_kit::tasks;
 use benchtop_spectra::data::{GridChoice, LoadOptions};
 use benchtop_spectra::experiments::AnalyticParams;
 use benchtop_spectra::forecast::ForecastParams;
@@ -126,28 +130,6 @@ pub struct SpectraView {
     pub lead_index: usize,
 }
 
-/// What `benchtop run` computes for this panel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Load the data tab's field and compute its spectrum.
-    pub data: bool,
-    /// Run the analytic experiment.
-    pub analytic: bool,
-    /// Train and evaluate the two forecasters (minutes).
-    pub learned: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self {
-            data: true,
-            analytic: true,
-            learned: false,
-        }
-    }
-}
-
 /// Results kept with the project (arrays go to the sidecar).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -169,15 +151,17 @@ pub struct SavedResults {
     pub learned_maps_file: Option<String>,
 }
 
-/// The panel's computations, one per tab.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SpectraTask {
-    /// Load the field and compute its spectrum.
-    Load,
-    /// Fit the MSE- and AMSE-optimal gains.
-    Fit,
-    /// Train and evaluate the two forecasters.
-    Train,
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum SpectraTask for SpectraModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
+    /// Load the data tab's field and compute its spectrum.
+    Load(data = true): data.task => |m, cx| m.data.start(cx);
+    /// Run the analytic experiment: fit the MSE- and AMSE-optimal gains.
+    Fit(analytic = true): analytic.task => |m, cx| m.analytic.start(cx);
+    /// Train and evaluate the two forecasters (minutes).
+    Train(learned = false): learned.task => |m, cx| m.learned.start(cx);
 }
 
 /// The weather spectra panel's tabs and their results.
@@ -194,10 +178,8 @@ const ENGINE: (&str, &str) = ("benchtop-spectra", env!("CARGO_PKG_VERSION"));
 impl PanelModel for SpectraModel {
     type Params = SpectraParams;
     type View = SpectraView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = SpectraTab;
-    type Task = SpectraTask;
 
     const KIND: PanelKind = PanelKind {
         id: "spectra",
@@ -215,15 +197,14 @@ impl PanelModel for SpectraModel {
         },
     };
 
-    const TABS: &'static [(SpectraTab, &'static str)] = &[
-        (SpectraTab::Data, "Data"),
-        (SpectraTab::Analytic, "Analytic"),
-        (SpectraTab::Learned, "Learned"),
-    ];
+    benchtop_kit::tabs!(SpectraTab {
+        Data => "Data",
+        Analytic => "Analytic",
+        Learned => "Learned",
+    });
 
-    fn tab(view: &mut SpectraView) -> &mut SpectraTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
+    const COMMANDS: &'static [benchtop_kit::cli::CommandEntry] = cli::COMMANDS;
 
     fn restore(
         results: &SavedResults,
@@ -255,32 +236,6 @@ impl PanelModel for SpectraModel {
         // The fit takes well under a second, so the figures follow the sliders.
         self.analytic.react(cx);
     }
-
-    fn start(&mut self, task: SpectraTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            SpectraTask::Load => self.data.start(cx),
-            SpectraTask::Fit => self.analytic.start(cx),
-            SpectraTask::Train => self.learned.start(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(SpectraTask, f64)> {
-        wanted([
-            (flags.data, SpectraTask::Load),
-            (flags.analytic, SpectraTask::Fit),
-            (flags.learned, SpectraTask::Train),
-        ])
-    }
-
-    fn has_result_for(&self, task: SpectraTask) -> bool {
-        match task {
-            SpectraTask::Load => self.data.task.result().is_some(),
-            SpectraTask::Fit => self.analytic.task.result().is_some(),
-            SpectraTask::Train => self.learned.task.result().is_some(),
-        }
-    }
-
-    tasks!(data.task, analytic.task, learned.task);
 
     fn validate(params: &SpectraParams) -> Vec<ParamIssue> {
         issues_of([

@@ -40,7 +40,7 @@ impl Declare for P {
                     "Time index",
                     field!(P, data.options.time_index),
                 )
-.tooltip("Which time step of the file's variable is read (0: the first).")
+                .tooltip("Which time step of the file's variable is read (0: the first).")
                 .range(0.0, 1e9)
                 .no_sweep(),
                 Param::new(
@@ -48,7 +48,10 @@ impl Declare for P {
                     "Level index",
                     field!(P, data.options.level_index),
                 )
-.tooltip("Which vertical level of the file's variable is read (0: the first); ignored for a variable without levels.")
+                .tooltip(
+                    "Which vertical level of the file's variable is read (0: the first); \
+                     ignored for a variable without levels.",
+                )
                 .range(0.0, 1e9)
                 .no_sweep(),
                 Param::new(
@@ -77,7 +80,10 @@ impl Declare for P {
                 "Largest wavenumber",
                 field!(P, analytic.lmax),
             )
-.tooltip("Truncation: the largest total wavenumber k of the synthetic truth and forecast (the grid is sized to resolve it). Wavelength λ = 2πR_E/k.")
+            .tooltip(
+                "Truncation: the largest total wavenumber k of the synthetic truth and \
+                 forecast (the grid is sized to resolve it). Wavelength λ = 2πR_E/k.",
+            )
             .range(2.0, 1023.0),
             Param::computed(
                 "analytic.slope",
@@ -86,11 +92,17 @@ impl Declare for P {
                 slope,
                 set_slope,
             )
-.tooltip("Slope s of the truth's power spectrum PSD_k ∝ k^−s (dimensionless): 3 for the synoptic range, 5/3 for the mesoscale.")
+            .tooltip(
+                "Slope s of the truth's power spectrum PSD_k ∝ k^−s (dimensionless): 3 for \
+                 the synoptic range, 5/3 for the mesoscale.",
+            )
             .range(0.0, 10.0)
             .slider(),
             Param::new("analytic.steps", "Iterations", field!(P, analytic.steps))
-.tooltip("Iterations of the gradient descent that fits one gain g_k per wavenumber under MSE and under AMSE (paper eq. 6).")
+                .tooltip(
+                    "Iterations of the gradient descent that fits one gain g_k per wavenumber \
+                     under MSE and under AMSE (paper eq. 6).",
+                )
                 .range(1.0, 100_000.0)
                 .no_sweep(),
             Param::new(
@@ -98,7 +110,10 @@ impl Declare for P {
                 "Step size",
                 field!(P, analytic.learning_rate),
             )
-.tooltip("Step size η of the preconditioned gradient descent on the gains g_k (0 < η ≤ 1).")
+            .tooltip(
+                "Step size η of the preconditioned gradient descent on the gains g_k (0 < η ≤ \
+                 1).",
+            )
             .range(0.001, 1.0)
             .no_sweep(),
             Param::new(
@@ -106,11 +121,14 @@ impl Declare for P {
                 "Initial gain",
                 field!(P, analytic.initial_gain),
             )
-.tooltip("Gain g_k every wavenumber starts from (1: the forecast as it is). The MSE optimum shrinks mode k to ρ_k; the AMSE optimum keeps amplitude 1.")
+            .tooltip(
+                "Gain g_k every wavenumber starts from (1: the forecast as it is). The MSE \
+                 optimum shrinks mode k to ρ_k; the AMSE optimum keeps amplitude 1.",
+            )
             .range(0.01, 2.0)
             .no_sweep(),
             Param::new("analytic_seed", "Seed", field!(P, analytic_seed))
-.tooltip("Seed of the random truth and forecast fields (a whole number).").no_sweep(),
+                .tooltip("Seed of the random truth and forecast fields (a whole number).").no_sweep(),
         ],
         ));
         params.extend(grouped(
@@ -121,14 +139,20 @@ impl Declare for P {
                     "Truncation (largest k)",
                     field!(P, learned.model.lmax),
                 )
-.tooltip("Truncation: the largest total wavenumber k of the barotropic model, the forecasters' grid and the spectra.")
+                .tooltip(
+                    "Truncation: the largest total wavenumber k of the barotropic model, the \
+                     forecasters' grid and the spectra.",
+                )
                 .range(7.0, 85.0),
                 Param::new(
                     "learned.lead_h",
                     "Lead time per step",
                     field!(P, learned.lead_h),
                 )
-.tooltip("Lead time of one forecaster step, in hours (a whole number of model steps): each CNN learns to predict the state this far ahead.")
+                .tooltip(
+                    "Lead time of one forecaster step, in hours (a whole number of model \
+                     steps): each CNN learns to predict the state this far ahead.",
+                )
                 .range(0.25, 240.0)
                 .unit(" h")
                 .speed(1.0),
@@ -137,49 +161,55 @@ impl Declare for P {
                     "Training trajectories",
                     field!(P, learned.train_trajectories),
                 )
-.tooltip("Barotropic-model runs the training pairs are drawn from.")
+                .tooltip("Barotropic-model runs the training pairs are drawn from.")
                 .range(1.0, 1000.0),
                 Param::new(
                     "learned.states_per_trajectory",
                     "States per trajectory",
                     field!(P, learned.states_per_trajectory),
                 )
-.tooltip("States recorded along each run, one lead time apart.")
+                .tooltip("States recorded along each run, one lead time apart.")
                 .range(2.0, 1000.0),
                 Param::new(
                     "learned.hidden_channels",
                     "Hidden channels",
                     field!(P, learned.hidden_channels),
                 )
-.tooltip("Hidden channels of each CNN forecaster (the MSE one and the AMSE one alike).")
+                .tooltip(
+                    "Hidden channels of each CNN forecaster (the MSE one and the AMSE one \
+                     alike).",
+                )
                 .range(1.0, 256.0),
                 Param::new(
                     "learned.layers",
                     "Convolution layers",
                     field!(P, learned.layers),
                 )
-.tooltip("3×3 convolution layers of each CNN forecaster.")
+                .tooltip("3×3 convolution layers of each CNN forecaster.")
                 .range(2.0, 32.0),
                 Param::new(
                     "learned.train_steps",
                     "Training steps",
                     field!(P, learned.train_steps),
                 )
-.tooltip("Optimiser steps; each trains both forecasters (MSE and AMSE) on the same batch.")
+                .tooltip(
+                    "Optimiser steps; each trains both forecasters (MSE and AMSE) on the same \
+                     batch.",
+                )
                 .range(1.0, 1e7),
                 Param::new(
                     "learned.batch_size",
                     "Batch size",
                     field!(P, learned.batch_size),
                 )
-.tooltip("State pairs (now, one lead later) per training step.")
+                .tooltip("State pairs (now, one lead later) per training step.")
                 .range(1.0, 1024.0),
                 Param::new(
                     "learned.learning_rate",
                     "Learning rate",
                     field!(P, learned.learning_rate),
                 )
-.tooltip("Peak Adam learning rate η (cosine decay to 5 % of it).")
+                .tooltip("Peak Adam learning rate η (cosine decay to 5 % of it).")
                 .range(1e-6, 1.0)
                 .speed(1e-4),
                 Param::new(
@@ -187,11 +217,19 @@ impl Declare for P {
                     "Resolution searched from k ≥",
                     field!(P, learned.resolution_min_k),
                 )
-.tooltip("Smallest total wavenumber k searched for the effective resolution (R_k² first below 0.75, or R_k first above 1). The small CNN's planetary scales (k < 10, λ > 4000 km) wander on their own.")
+                .tooltip(
+                    "Smallest total wavenumber k searched for the effective resolution (R_k² \
+                     first below 0.75, or R_k first above 1). The small CNN's planetary \
+                     scales (k < 10, λ > 4000 km) wander on their own.",
+                )
                 .range(1.0, 85.0)
                 .no_sweep(),
                 Param::new("learned_seed", "Seed", field!(P, learned_seed))
-.tooltip("Seed of the model runs, the initial weights and the batches (a whole number).").no_sweep(),
+                    .tooltip(
+                        "Seed of the model runs, the initial weights and the batches (a whole \
+                         number).",
+                    )
+                    .no_sweep(),
             ],
         ));
         params

@@ -54,7 +54,6 @@ pub fn outputs() -> Vec<SweepOutput> {
 
 /// First k ≥ 1 with ρ_k² = exp(−2k/k_c) ≤ 0.75, i.e. k ≥ k_c·ln(4/3)/2, capped at `lmax`.
 fn exact_resolution_k(k_c: f64, lmax: usize) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     (k_c * (4.0_f64 / 3.0).ln() / 2.0)
         .ceil()
         .max(1.0)
@@ -63,11 +62,9 @@ fn exact_resolution_k(k_c: f64, lmax: usize) -> f64 {
 
 /// Mean of ρ_k = exp(−k/k_c) over k = 1..=lmax.
 fn mean_rho(k_c: f64, lmax: usize) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let n = lmax.max(1) as f64;
     (1..=lmax)
         .map(|k| {
-            #[allow(clippy::cast_precision_loss)]
             let k = k as f64;
             (-k / k_c).exp()
         })
@@ -105,7 +102,6 @@ pub fn reference(
 
 /// The dissipation wavenumber, or the truncation when R_k² never falls to 0.75 (the forecast
 /// then keeps its amplitude at every resolved scale).
-#[allow(clippy::cast_precision_loss)]
 fn resolution_k(resolution: &EffectiveResolution, lmax: usize) -> f64 {
     resolution.dissipation_k.unwrap_or(lmax) as f64
 }
@@ -135,7 +131,6 @@ pub fn evaluate(
             resolution_k(&r.resolution_mse_fit, lmax),
             resolution_k(&r.resolution_amse_fit, lmax),
         );
-        #[allow(clippy::cast_precision_loss)]
         let mean = |g: &[f64]| g.iter().skip(1).sum::<f64>() / lmax.max(1) as f64;
         for (key, value) in [
             ("analytic.resolution_k_mse", k_mse),

@@ -11,6 +11,10 @@
 //! generates and detects. The "Texts" tab shows the example pair coloured by list and z / p against length, "Evaluation" the ROC,
 //! AUC and bit accuracy against length, the attack curve and the perplexity table.
 
+/// The panel's engine, for tests and tools that drive it directly.
+pub use benchtop_watermark as engine;
+
+pub mod bench;
 pub mod figures;
 pub mod params;
 
@@ -19,12 +23,11 @@ use std::path::{Path, PathBuf};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_kit::figure::{FigureViewState, show_figure};
-use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx, wanted};
+use benchtop_kit::host::{Cx, DocOf, Host, PanelModel, SweepCx};
 use benchtop_kit::panel::{DataTable, Field, PanelFigure, PanelKind, Paper, ParamIssue, Recipe};
 use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::Task;
-use benchtop_kit::tasks;
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_watermark::attack::Attack;
 use benchtop_watermark::experiment::{self, MarkedToken, ModelFiles, WatermarkResult};
@@ -61,20 +64,6 @@ pub struct WatermarkView {
     pub tab: WatermarkTab,
 }
 
-/// What `benchtop run` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HeadlessTasks {
-    /// Run the experiment.
-    pub run: bool,
-}
-
-impl Default for HeadlessTasks {
-    fn default() -> Self {
-        Self { run: true }
-    }
-}
-
 /// Results kept with the project.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -83,11 +72,13 @@ pub struct SavedResults {
     pub run: Option<WatermarkResult>,
 }
 
-/// The panel's computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WatermarkTask {
-    /// The experiment.
-    Run,
+benchtop_kit::panel_tasks! {
+    /// The panel's computations.
+    pub enum WatermarkTask for WatermarkModel;
+    /// What `benchtop run` computes for this panel.
+    pub struct HeadlessTasks;
+    /// Run the experiment.
+    Run(run = true): run => |m, cx| m.start_run(cx);
 }
 
 /// The panel's task and figure views.
@@ -372,10 +363,8 @@ impl WatermarkModel {
 impl PanelModel for WatermarkModel {
     type Params = PanelParams;
     type View = WatermarkView;
-    type Headless = HeadlessTasks;
     type Results = SavedResults;
     type Tab = WatermarkTab;
-    type Task = WatermarkTask;
 
     const KIND: PanelKind = PanelKind {
         id: "watermark",
@@ -390,14 +379,12 @@ impl PanelModel for WatermarkModel {
         },
     };
 
-    const TABS: &'static [(WatermarkTab, &'static str)] = &[
-        (WatermarkTab::Texts, "Texts"),
-        (WatermarkTab::Evaluation, "Evaluation"),
-    ];
+    benchtop_kit::tabs!(WatermarkTab {
+        Texts => "Texts",
+        Evaluation => "Evaluation",
+    });
 
-    fn tab(view: &mut WatermarkView) -> &mut WatermarkTab {
-        &mut view.tab
-    }
+    const BENCHES: &'static [benchtop_kit::cli::BenchEntry] = bench::BENCHES;
 
     fn restore(
         results: &SavedResults,
@@ -429,18 +416,6 @@ impl PanelModel for WatermarkModel {
             },
         );
     }
-
-    fn start(&mut self, task: WatermarkTask, cx: &mut Cx<'_, Self>) {
-        match task {
-            WatermarkTask::Run => self.start_run(cx),
-        }
-    }
-
-    fn headless(&self, flags: &HeadlessTasks) -> Vec<(WatermarkTask, f64)> {
-        wanted([(flags.run, WatermarkTask::Run)])
-    }
-
-    tasks!(run);
 
     fn validate(params: &PanelParams) -> Vec<ParamIssue> {
         ParamIssue::from_result("run", params.run.validate())

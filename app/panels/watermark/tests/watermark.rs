@@ -42,8 +42,8 @@ fn watermark_panel_embeds_a_user_detects_attacks_saves_and_reopens() {
     harness.step();
     // A new user types their ID and sees their bits.
     let bits = |user: &str| {
-        let b = benchtop_watermark::message::message_bits(user, 1_733_097_600, 8);
-        format!("bits {}", benchtop_watermark::message::bit_string(&b))
+        let b = benchtop_panel_watermark::engine::message::message_bits(user, 1_733_097_600, 8);
+        format!("bits {}", benchtop_panel_watermark::engine::message::bit_string(&b))
     };
     assert!(
         harness

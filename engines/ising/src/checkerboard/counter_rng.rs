@@ -20,7 +20,6 @@ pub fn phase_key(seed: u64, sweep: u64, colour: u32) -> PhaseKey {
     let z = splitmix64(seed.wrapping_add(splitmix64(
         sweep.wrapping_mul(2).wrapping_add(u64::from(colour)),
     )));
-    #[allow(clippy::cast_possible_truncation)]
     PhaseKey {
         k0: z as u32,
         k1: (z >> 32) as u32,
@@ -70,7 +69,6 @@ mod tests {
                 trials += 1;
             }
         }
-        #[allow(clippy::cast_precision_loss)]
         let mean = flipped as f64 / trials as f64;
         assert!((mean - 16.0).abs() < 0.3, "avalanche {mean}");
     }

@@ -84,7 +84,6 @@ pub(crate) fn update_phase<W: SpinWord>(
     let half = size / 2;
     let per_row = lattice.words_per_row();
     let block_len = half * per_row;
-    #[allow(clippy::cast_possible_truncation)]
     let groups = (half / 32) as u32;
     // Whether a site's second same-row neighbour is at j + 1 (else j − 1).
     let towards_next = (colour + parity) % 2 == 1;
@@ -115,7 +114,6 @@ pub(crate) fn update_phase<W: SpinWord>(
             } else {
                 (i, (i + 1) % half)
             };
-            #[allow(clippy::cast_possible_truncation)]
             let y = (2 * i + parity) as u32;
             let mid_row = &same_row_other[i * per_row..(i + 1) * per_row];
             let up_row = &next_row_other[up * per_row..(up + 1) * per_row];
@@ -187,7 +185,6 @@ fn flip_mask<W: SpinWord>(
     }
     let mut undecided = need;
     let mut less = W::ZERO;
-    #[allow(clippy::cast_possible_truncation)]
     let word_index = w as u32;
     for level in 0..32_u32 {
         if undecided == W::ZERO {

@@ -179,7 +179,6 @@ impl<W: SpinWord> PackedLattice<W> {
         let j = x / 2;
         let bits = W::BITS as usize;
         let row = ((2 * colour + parity) * half + y / 2) * self.words_per_row();
-        #[allow(clippy::cast_possible_truncation)]
         let lane = (j % bits) as u32;
         (row + j / bits, lane)
     }
@@ -188,7 +187,6 @@ impl<W: SpinWord> PackedLattice<W> {
 impl PackedLattice<u64> {
     /// The same lattice as 32-bit words (the GPU layout).
     pub fn to_u32(&self) -> PackedLattice<u32> {
-        #[allow(clippy::cast_possible_truncation)]
         let words = self
             .words
             .iter()

@@ -33,14 +33,11 @@ fn row_flips(
     key: PhaseKey,
 ) -> Vec<usize> {
     let size = config.size();
-    #[allow(clippy::cast_possible_truncation)]
     let groups = size.div_ceil(2).div_ceil(32) as u32;
     let start = (colour + y) % 2;
-    #[allow(clippy::cast_possible_wrap)]
     let yi = y as isize;
     let mut flips = Vec::new();
     for x in (start..size).step_by(2) {
-        #[allow(clippy::cast_possible_wrap)]
         let xi = x as isize;
         let s = config.get(xi, yi);
         let right = config.get(xi + 1, yi);
@@ -61,9 +58,7 @@ fn row_flips(
         } else {
             0
         };
-        #[allow(clippy::cast_possible_truncation)]
         let threshold = table.threshold(aligned as u32, positive as u32);
-        #[allow(clippy::cast_possible_truncation)]
         if threshold == u32::MAX || uniform_below(key, y as u32, (x / 2) as u32, groups, threshold)
         {
             flips.push(x);

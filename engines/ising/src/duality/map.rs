@@ -69,7 +69,6 @@ pub const CANDIDATE_NAMES: [&str; CANDIDATE_COUNT] = [
 /// For every link ℓ (in link order) the indices of its 7 candidate links: `table[7ℓ + k]`.
 pub fn candidate_table(size: usize) -> Vec<u32> {
     let mut table = Vec::with_capacity(link_count(size) * CANDIDATE_COUNT);
-    #[allow(clippy::cast_possible_wrap)]
     let side = size as isize;
     for orientation in [Orientation::Horizontal, Orientation::Vertical] {
         let (perpendicular, (dx, dy), (nx, ny)) = match orientation {
@@ -89,7 +88,6 @@ pub fn candidate_table(size: usize) -> Vec<u32> {
                     link_index(size, orientation, x, y),
                 ];
                 // 2L² links fit in u32 for every size the duality parameters accept.
-                #[allow(clippy::cast_possible_truncation)]
                 table.extend(candidates.map(|c| c as u32));
             }
         }
@@ -319,7 +317,6 @@ impl DualBatch {
             let index = host_unique.binary_search(quad).unwrap_or(0);
             counts[index] += 1;
             group_counts[group][index] += 1;
-            #[allow(clippy::cast_possible_truncation)]
             anchor_quads.push(index as u32);
         }
         Self::from_parts(
@@ -347,9 +344,7 @@ impl DualBatch {
         let n = groups.last().map_or(0, |g| g.end);
         let normalise = |counts: &[u64]| -> Vec<f64> {
             let total: u64 = counts.iter().sum();
-            #[allow(clippy::cast_precision_loss)]
             let scale = 1.0 / total.max(1) as f64;
-            #[allow(clippy::cast_precision_loss)]
             counts.iter().map(|&c| c as f64 * scale).collect()
         };
         let host_weights = normalise(counts);
@@ -363,7 +358,6 @@ impl DualBatch {
         } else {
             None
         };
-        #[allow(clippy::cast_precision_loss)]
         let group_fractions: Vec<f64> = groups.iter().map(|g| g.len() as f64 / n as f64).collect();
         let mut tensors = Vec::with_capacity(4);
         for edge in 0..4 {
@@ -445,7 +439,6 @@ impl DualBatch {
             })
             .collect();
         let anchors = self.size * self.size;
-        #[allow(clippy::cast_precision_loss)]
         let scale = 1.0 / anchors as f64;
         self.anchor_quads
             .chunks_exact(anchors)
@@ -624,7 +617,6 @@ impl PatternPool {
 
 /// Link indices of the plaquette edges B, T, W, E at every anchor (row-major anchors).
 fn anchor_edges(size: usize) -> Vec<[usize; 4]> {
-    #[allow(clippy::cast_possible_wrap)]
     let side = size as isize;
     let mut anchors = Vec::with_capacity(size * size);
     for y in 0..side {
@@ -822,7 +814,6 @@ impl MapObjective {
                 map.weight, map.bias
             )));
         }
-        #[allow(clippy::cast_precision_loss)]
         let plain_fit = mapped_mean
             .iter()
             .zip(&self.target)

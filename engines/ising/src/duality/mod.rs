@@ -69,7 +69,6 @@
 //! For K ≠ 0 there is no exact dual in this family; [`residual_loss_map`] scans (β̃, K̃) and
 //! reports how well the best map does at each point.
 
-mod adam;
 pub mod map;
 mod refine;
 mod residual_map;
@@ -83,7 +82,7 @@ use crate::couplings::{Couplings, kramers_wannier_dual};
 use crate::lattice::validate_size;
 use crate::links::CORRELATOR_COUNT;
 
-pub use adam::Adam;
+pub use benchtop_learn::adam::Adam;
 pub use map::{CANDIDATE_COUNT, CANDIDATE_NAMES, DUAL_CANDIDATES, MapParameters, SELF_CANDIDATE};
 pub use refine::{MAX_SCAN_ROUNDS, Refinement};
 pub use residual_map::{MAX_GRID_SIDE, ResidualMap, TARGET_SAMPLE_FACTOR, residual_loss_map};
@@ -758,7 +757,6 @@ pub fn run(
     let mut trainer = DualityTrainer::new(params, seed)?;
     while !trainer.is_finished() {
         let step = trainer.step(cancel)?;
-        #[allow(clippy::cast_precision_loss)]
         let fraction = (step.step + 1) as f64 / params.max_steps as f64;
         progress.set(
             fraction,

@@ -146,7 +146,6 @@ fn weighted_u_statistic(
             .sum();
         value += weights[m] * (mean * mean - within) / (1.0 - sum_squares);
     }
-    #[allow(clippy::cast_precision_loss)]
     let count = CORRELATOR_COUNT as f64;
     value / count
 }
@@ -158,7 +157,6 @@ pub(super) fn refine(
 ) -> Result<Refinement, ComputeError> {
     let p = setup.params;
     let n = p.refine_points;
-    #[allow(clippy::cast_precision_loss)]
     let offsets: Vec<f64> = (0..n).map(|k| k as f64 - (n - 1) as f64 / 2.0).collect();
     let mut centre = setup.centre.clamp(1e-3, MAX_DUAL_BETA);
     let (mut weight, mut bias) = (setup.weight, setup.bias);
@@ -229,7 +227,6 @@ pub(super) fn refine(
                 parabola_vertex(&offsets, &losses).map(to_beta)
             })
             .collect();
-        #[allow(clippy::cast_precision_loss)]
         let g = groups as f64;
         let dual_beta_error = if converged && leave_out.iter().all(Option::is_some) {
             let values: Vec<f64> = leave_out.iter().flatten().copied().collect();
@@ -248,11 +245,6 @@ pub(super) fn refine(
             // Too imprecise: scan again around the vertex with more samples (the error falls
             // like 1/√N), at least twice as many.
             let factor = (relative / p.refine_tolerance).powi(2).max(2.0);
-            #[allow(
-                clippy::cast_precision_loss,
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss
-            )]
             let more = (samples as f64 * factor)
                 .ceil()
                 .min(p.refine_max_samples as f64) as usize;
@@ -328,7 +320,6 @@ fn group_mean(
     rows: &[[f64; CORRELATOR_COUNT]],
     range: &std::ops::Range<usize>,
 ) -> [f64; CORRELATOR_COUNT] {
-    #[allow(clippy::cast_precision_loss)]
     let count = range.len().max(1) as f64;
     std::array::from_fn(|m| rows[range.clone()].iter().map(|r| r[m]).sum::<f64>() / count)
 }
@@ -358,7 +349,6 @@ fn draw_point(
         cancel,
     )?;
     let sizes = chain_sizes(count, p.refine_chains);
-    #[allow(clippy::cast_precision_loss)]
     let shares: Vec<f64> = sizes.iter().map(|&s| s as f64 / count as f64).collect();
     let mut ranges = Vec::with_capacity(sizes.len());
     let mut start = 0;
@@ -495,13 +485,11 @@ fn correlator_weights(
         // Var of the weighted mean ≈ Σ w_g²·s² with s² the between-chain variance.
         spread / (1.0 - sum_squares) * sum_squares
     });
-    #[allow(clippy::cast_precision_loss)]
     let mean_variance = variances.iter().sum::<f64>() / CORRELATOR_COUNT as f64;
     if !(mean_variance.is_finite() && mean_variance > 0.0) {
         return Ok([1.0; CORRELATOR_COUNT]);
     }
     let raw = variances.map(|v| 1.0 / (v + WEIGHT_FLOOR * mean_variance));
-    #[allow(clippy::cast_precision_loss)]
     let mean_raw = raw.iter().sum::<f64>() / CORRELATOR_COUNT as f64;
     Ok(raw.map(|w| w / mean_raw))
 }

@@ -12,7 +12,6 @@ use candle_core::Device;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::adam::Adam;
 use super::map::{
     CANDIDATE_COUNT, DualBatch, MapObjective, MapParameters, candidate_table, gumbel_noise,
 };
@@ -21,6 +20,7 @@ use super::{DualityParams, MAX_DUAL_BETA, MAX_DUAL_PLAQUETTE};
 use crate::couplings::Couplings;
 use crate::links::CORRELATOR_COUNT;
 use crate::single_spin::sample_configs;
+use benchtop_learn::adam::Adam;
 
 /// Most grid points along either axis.
 pub const MAX_GRID_SIDE: usize = 64;

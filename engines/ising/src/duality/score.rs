@@ -37,9 +37,8 @@ pub fn hamiltonian_terms(config: &SpinConfig) -> [f64; COUPLING_COUNT] {
             plaquettes += s * east * north * north_east;
         }
     }
-    #[allow(clippy::cast_precision_loss)]
-    let terms = [-(links as f64), -(plaquettes as f64)];
-    terms
+
+    [-(links as f64), -(plaquettes as f64)]
 }
 
 /// Jacobian, gradient and Gauss–Newton Hessian of the loss with respect to θ.
@@ -73,7 +72,6 @@ impl CouplingGradient {
                 weights.map_or(n, <[f64]>::len)
             )));
         }
-        #[allow(clippy::cast_precision_loss)]
         let uniform = 1.0 / n as f64;
         let total: f64 = weights.map_or(1.0, |w| w.iter().sum());
         let weight = |i: usize| weights.map_or(uniform, |w| w[i] / total);
@@ -99,7 +97,6 @@ impl CouplingGradient {
             }
         }
         let residual: [f64; CORRELATOR_COUNT] = std::array::from_fn(|m| mean_mapped[m] - target[m]);
-        #[allow(clippy::cast_precision_loss)]
         let scale = 2.0 / CORRELATOR_COUNT as f64;
         let gradient: [f64; COUPLING_COUNT] = std::array::from_fn(|a| {
             scale
@@ -171,14 +168,12 @@ impl CouplingGradient {
                 groups.len()
             )));
         }
-        #[allow(clippy::cast_precision_loss)]
         let count = n as f64;
         let mean_terms: [f64; COUPLING_COUNT] =
             std::array::from_fn(|a| terms.iter().map(|t| t[a]).sum::<f64>() / count);
         let mut within = [0.0; COUPLING_COUNT];
         let mut sum_squares = 0.0;
         for group in groups {
-            #[allow(clippy::cast_precision_loss)]
             let size = group.len() as f64;
             let share = size / count;
             sum_squares += share * share;
@@ -201,7 +196,6 @@ impl CouplingGradient {
                         .sum::<f64>();
             }
         }
-        #[allow(clippy::cast_precision_loss)]
         let scale = 2.0 / CORRELATOR_COUNT as f64;
         let gradient = std::array::from_fn(|a| {
             let cross: f64 = (0..CORRELATOR_COUNT)
@@ -232,7 +226,6 @@ pub fn joint_matrix(
     if let Some(map) = map_jacobian {
         columns.extend((0..2).map(|c| std::array::from_fn(|m| map[m][c])));
     }
-    #[allow(clippy::cast_precision_loss)]
     let scale = 2.0 / CORRELATOR_COUNT as f64;
     columns
         .iter()

@@ -8,7 +8,6 @@ use benchtop_compute::{CancelToken, ComputeError};
 use candle_core::Device;
 use rayon::prelude::*;
 
-use super::adam::Adam;
 use super::map::{
     CANDIDATE_COUNT, DualBatch, MapEvaluation, MapObjective, MapParameters, PatternPool, apply_map,
     candidate_table, gumbel_noise,
@@ -24,6 +23,7 @@ use crate::couplings::Couplings;
 use crate::lattice::{SpinConfig, Start};
 use crate::links::{CORRELATOR_COUNT, LinkField, correlators, link_correlators};
 use crate::single_spin::{SingleSpinMetropolis, sample_configs};
+use benchtop_learn::adam::Adam;
 
 /// Random streams of one step (sub-streams of the step's seed).
 const STREAM_DUAL: u64 = 1;
@@ -269,7 +269,6 @@ impl DualityTrainer {
 
     /// The running mean of the original model's correlators.
     fn original_mean(&self) -> [f64; CORRELATOR_COUNT] {
-        #[allow(clippy::cast_precision_loss)]
         let count = self.original_count.max(1) as f64;
         self.original_sum.map(|s| s / count)
     }
@@ -365,7 +364,6 @@ impl DualityTrainer {
         }
 
         let terms: Vec<[f64; COUPLING_COUNT]> = dual.iter().map(hamiltonian_terms).collect();
-        #[allow(clippy::cast_precision_loss)]
         let dual_links = (dual.len() * 2 * self.params.size * self.params.size).max(1) as f64;
         self.last_dual_link = -terms.iter().map(|t| t[0]).sum::<f64>() / dual_links;
         let tau = self.tau_at(step);
@@ -389,7 +387,6 @@ impl DualityTrainer {
             learned,
             update.map_jacobian.as_ref(),
         );
-        #[allow(clippy::cast_precision_loss)]
         let alpha = 1.0 / p.hessian_smoothing_steps as f64;
         let smoothed = match self.hessian.take() {
             Some(previous) if previous.len() == matrix.len() => previous
@@ -465,8 +462,8 @@ impl DualityTrainer {
             attention: self.map.attention(tau).to_vec(),
             w,
             b,
-            learning_rate: self.theta_adam.learning_rate,
-            map_learning_rate: self.map_adam.learning_rate,
+            learning_rate: self.theta_adam.config.learning_rate,
+            map_learning_rate: self.map_adam.config.learning_rate,
             tau,
             target_correlators: update.display_target,
             mapped_correlators: update.display_mapped,
@@ -526,8 +523,8 @@ impl DualityTrainer {
             self.steps_since_lr_change += 1;
         }
         if self.steps_since_lr_change >= p.lr_patience_steps {
-            self.theta_adam.learning_rate *= 0.5;
-            self.map_adam.learning_rate *= 0.5;
+            self.theta_adam.config.learning_rate *= 0.5;
+            self.map_adam.config.learning_rate *= 0.5;
             self.steps_since_lr_change = 0;
         }
         let mut finished = false;
@@ -647,7 +644,6 @@ impl DualityTrainer {
                     std::array::from_fn(|m| evaluation.mapped[m] - group[m])
                 })
                 .collect();
-            #[allow(clippy::cast_precision_loss)]
             let shares: Vec<f64> = groups
                 .iter()
                 .map(|g| g.len() as f64 / rows.len() as f64)
@@ -684,7 +680,6 @@ impl DualityTrainer {
                 *sum += value;
             }
         }
-        #[allow(clippy::cast_precision_loss)]
         let count = dual.len().max(1) as f64;
         Ok(Update {
             fit,
@@ -714,14 +709,8 @@ impl DualityTrainer {
             },
         };
         // Enough samples for `refine_link_fluctuations` fluctuating links (see the parameter).
-        #[allow(clippy::cast_precision_loss)]
         let per_sample = 2.0 * (p.size * p.size) as f64 * (1.0 - self.last_dual_link.powi(2));
         let wanted = p.refine_link_fluctuations / per_sample.max(1e-12);
-        #[allow(
-            clippy::cast_precision_loss,
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss
-        )]
         let samples = if wanted.is_finite() && wanted < p.refine_max_samples as f64 {
             (wanted.ceil() as usize).max(p.refine_samples)
         } else {
@@ -810,7 +799,6 @@ fn chain_ranges(sizes: &[usize]) -> Vec<Range<usize>> {
 
 /// Mean of the rows in `range`.
 fn mean_rows(rows: &[[f64; CORRELATOR_COUNT]], range: Range<usize>) -> [f64; CORRELATOR_COUNT] {
-    #[allow(clippy::cast_precision_loss)]
     let count = range.len().max(1) as f64;
     let rows = &rows[range];
     std::array::from_fn(|m| rows.iter().map(|r| r[m]).sum::<f64>() / count)
@@ -842,7 +830,6 @@ pub(super) fn mean_correlators(configs: &[SpinConfig]) -> [f64; CORRELATOR_COUNT
             *s += f;
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let n = configs.len().max(1) as f64;
     sum.map(|s| s / n)
 }
@@ -868,7 +855,6 @@ fn mean_and_spread(values: impl Iterator<Item = f64> + Clone) -> Option<(f64, f6
     if n == 0 {
         return None;
     }
-    #[allow(clippy::cast_precision_loss)]
     let count = n as f64;
     let mean = values.clone().sum::<f64>() / count;
     let spread = if n > 1 {

@@ -8,8 +8,8 @@ use super::result::{MethodMetrics, MethodResult, ScoredMolecule};
 use crate::metrics::{
     diversity, fingerprints, generation_stats, hypervolume, r2_indicator, top_k_mean,
 };
-use crate::mol::Molecule;
 use crate::objectives::{Objectives, weighted_sum};
+use benchtop_chem::mol::Molecule;
 
 /// Threads the oracle scores on.
 pub const SCORING_THREADS: usize = 2;

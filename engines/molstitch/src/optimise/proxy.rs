@@ -12,9 +12,9 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{AdamW, Linear, Module as _, Optimizer as _, ParamsAdamW, VarBuilder, VarMap};
 use rand_distr::{Distribution as _, Uniform};
 
-use crate::mol::Fingerprint;
 use crate::objectives::MORGAN_BITS;
 use crate::pairing::{derangement_pairs, preference_scores, symmetric_dirichlet};
+use benchtop_chem::mol::Fingerprint;
 
 /// Concentration of the proxies' preference draws Dir(3·1) (paper).
 pub const PROXY_DIRICHLET_ALPHA: f64 = 3.0;

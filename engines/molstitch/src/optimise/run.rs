@@ -21,10 +21,10 @@ use super::result::OptimiseResult;
 use super::stitch::{
     FragmentCache, StitchOperator, Stitcher, pretrained_stitchnet, priority_stitch,
 };
-use crate::mol::Molecule;
 use crate::objectives::{MORGAN_BITS, MORGAN_RADIUS, Objectives, weighted_sum};
 use crate::pairing::derangement_pairs;
 use crate::vocab::Vocabulary;
+use benchtop_chem::mol::Molecule;
 
 /// Name of the MolStitch method in [`OptimiseResult::methods`].
 pub const METHOD_MOLSTITCH: &str = "MolStitch";

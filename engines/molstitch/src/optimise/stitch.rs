@@ -10,13 +10,14 @@ use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
 use super::agent::{PriorSource, cache_hash};
-use crate::brics::{Fragment, brics_fragments, compatible};
-use crate::crossover::{CrossoverPair, crossover_pairs, without_attachments};
-use crate::mol::Molecule;
+use crate::crossover::{CrossoverPair, crossover_pairs};
 use crate::pairing::{preference_scores, symmetric_dirichlet, weighted_sample_without_replacement};
 use crate::prior::EpochReport;
 use crate::stitchnet::{StitchConfig, StitchNet};
 use crate::vocab::Vocabulary;
+use benchtop_chem::brics::without_attachments;
+use benchtop_chem::brics::{Fragment, brics_fragments, compatible};
+use benchtop_chem::mol::Molecule;
 
 /// How MolStitch's stitch rounds turn two parent fragments into one molecule (a config
 /// choice, so the rule-based stitch stays comparable).
@@ -26,7 +27,7 @@ pub enum StitchOperator {
     /// set, decodes the child from the two dummy-free fragments (the paper's operator).
     #[default]
     StitchNet,
-    /// Rule-based BRICS stitch ([`crate::brics::stitch`]) at the first compatible pair of
+    /// Rule-based BRICS stitch ([`benchtop_chem::brics::stitch`]) at the first compatible pair of
     /// attachment points; the rest are capped with hydrogen.
     Brics,
 }
@@ -50,7 +51,7 @@ pub enum Stitcher<'a> {
 pub fn brics_stitch(a: &Fragment, b: &Fragment) -> Option<String> {
     let ma = Molecule::from_smiles(&a.smiles).ok()?;
     let mb = Molecule::from_smiles(&b.smiles).ok()?;
-    crate::brics::stitch(&ma, &mb)
+    benchtop_chem::brics::stitch(&ma, &mb)
         .and_then(|m| m.canonical_smiles())
         .ok()
 }

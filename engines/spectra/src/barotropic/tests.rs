@@ -189,7 +189,6 @@ fn energy_and_enstrophy_are_conserved_without_diffusion() {
             ..params.clone()
         })
         .unwrap();
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let steps = (1440.0 / dt_minutes).round() as usize;
         let end = model.integrate(&start, steps, &CancelToken::new()).unwrap();
         let moved: f64 = end

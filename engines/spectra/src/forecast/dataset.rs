@@ -115,7 +115,6 @@ fn trajectory(
         shape: SpectrumShape::PowerLaw { exponent: 1.0 },
         variance: variance * params.perturbation.powi(2),
     };
-    #[allow(clippy::cast_possible_truncation)]
     let mut rng = seeded(derive_seed(seed, index as u64));
     let noise = random_coeffs(&spec.psd(lmax)?, &mut rng)?;
     let mut state = base.clone();
@@ -124,7 +123,6 @@ fn trajectory(
     }
     state.set(0, 0, Complex64::new(0.0, 0.0));
     let steps_per_lead = params.steps_per_lead()?;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let spinup = (params.spinup_days * 1440.0 / params.model.dt_minutes).round() as usize;
     state = model.integrate(&state, spinup, cancel)?;
     let mut states = Vec::with_capacity(params.states_per_trajectory);
@@ -155,10 +153,7 @@ impl Dataset {
                 let t = trajectory(model, params, &climate, index, seed, cancel)?;
                 let finished = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 progress.set(
-                    #[allow(clippy::cast_precision_loss)]
-                    {
-                        finished as f64 / total as f64
-                    },
+                    finished as f64 / total as f64,
                     format!("barotropic trajectories: {finished} of {total}"),
                 );
                 Ok(t)
@@ -201,7 +196,6 @@ impl Dataset {
         let lats = dataset.grid.latitudes_deg();
         let nlon = dataset.grid.nlon;
         let mut statics = Vec::with_capacity(STATIC_CHANNELS * dataset.grid.len());
-        #[allow(clippy::cast_possible_truncation)]
         for f in [f64::sin, f64::cos] {
             for lat in &lats {
                 statics.extend(std::iter::repeat_n(f(lat.to_radians()) as f32, nlon));
@@ -231,12 +225,9 @@ impl Dataset {
         let zeta = self.sht.inverse(state)?;
         let (u, v) = model.wind(state)?;
         let mut out = Vec::with_capacity(DYNAMIC_CHANNELS * zeta.len());
-        #[allow(clippy::cast_possible_truncation)]
-        {
-            out.extend(zeta.iter().map(|z| (z / self.vorticity_std) as f32));
-            out.extend(u.iter().map(|x| (x / self.wind_std) as f32));
-            out.extend(v.iter().map(|x| (x / self.wind_std) as f32));
-        }
+        out.extend(zeta.iter().map(|z| (z / self.vorticity_std) as f32));
+        out.extend(u.iter().map(|x| (x / self.wind_std) as f32));
+        out.extend(v.iter().map(|x| (x / self.wind_std) as f32));
         Ok(out)
     }
 

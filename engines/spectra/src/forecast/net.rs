@@ -42,7 +42,6 @@ impl ConvNet {
         for layer in 0..layers {
             let fan_in_channels = if layer == 0 { inputs } else { hidden };
             let outputs = if layer + 1 == layers { 1 } else { hidden };
-            #[allow(clippy::cast_precision_loss)]
             let mut std = (2.0 / (9 * fan_in_channels) as f64).sqrt();
             if layer + 1 == layers {
                 std *= 0.1;
@@ -51,9 +50,8 @@ impl ConvNet {
             let weights: Vec<f32> = (0..count)
                 .map(|_| {
                     let z: f64 = StandardNormal.sample(rng);
-                    #[allow(clippy::cast_possible_truncation)]
-                    let w = (z * std) as f32;
-                    w
+
+                    (z * std) as f32
                 })
                 .collect();
             let weight = Var::from_tensor(&Tensor::from_vec(

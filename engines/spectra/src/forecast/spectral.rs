@@ -61,7 +61,6 @@ impl SpectralMap {
             for (j, lambda) in lons.iter().enumerate() {
                 let row = (i * nlon + j) * c;
                 for (col, &(l, m, imaginary)) in columns.iter().enumerate() {
-                    #[allow(clippy::cast_precision_loss)]
                     let phase = Complex64::from_polar(1.0, -(m as f64) * lambda);
                     let value = ring.get(l, m) * phase;
                     let real = match (m, imaginary) {
@@ -69,10 +68,7 @@ impl SpectralMap {
                         (_, false) => sqrt2 * value.re,
                         (_, true) => sqrt2 * value.im,
                     };
-                    #[allow(clippy::cast_possible_truncation)]
-                    {
-                        matrix[row + col] = real as f32;
-                    }
+                    matrix[row + col] = real as f32;
                 }
             }
         }
@@ -138,7 +134,6 @@ pub fn tensor_f32(
     shape: &[usize],
     device: &Device,
 ) -> Result<Tensor, ComputeError> {
-    #[allow(clippy::cast_possible_truncation)]
     let data: Vec<f32> = values.iter().map(|v| *v as f32).collect();
     Ok(Tensor::from_vec(data, shape, device)?)
 }

@@ -6,7 +6,7 @@ use crate::error::ChemError;
 /// `score` of every SMILES on up to `threads` scoped threads (contiguous chunks), in input
 /// order and identical to scoring serially. Should a thread panic, each entry of its chunk is
 /// an error naming `operation` and the chunk.
-pub(crate) fn map_smiles<S, T>(
+pub fn map_smiles<S, T>(
     smiles: &[S],
     threads: usize,
     operation: &'static str,

@@ -6,41 +6,60 @@
 //! `--transcript`. For a scripted agent the transcript is the trial records.
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::PathBuf;
 
+use benchtop_kit::cli::{CommandEntry, run_command};
 use benchtop_reflection::run::{play, tabulate};
 use benchtop_reflection::{
     Agent, LlmAgent, LlmConfig, Scripted, ScriptedAgent, Settings, Strategy, Task,
 };
 
-/// What `benchtop reflect` was asked.
-#[derive(Debug)]
-pub struct ReflectArgs<'a> {
-    /// Agent name (`oracle`, `random`, `wsls`, `q_learning`, `bayesian`, `pattern`,
-    /// `pattern_K`, `llm`).
-    pub agent: &'a str,
-    /// Task key or `all`.
-    pub task: &'a str,
-    /// Sessions per task (0: the paper's).
+/// The panel's own subcommand.
+pub const COMMANDS: &[CommandEntry] = &[CommandEntry {
+    name: "reflect",
+    about: "Play Reflection-Bench sessions with one agent; prints one JSON object with the scores",
+    run: |args| run_command("reflect", args, reflect),
+}];
+
+/// Options of `benchtop reflect`.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "benchtop reflect",
+    about = "Play Reflection-Bench sessions with one agent; prints one JSON object with the scores"
+)]
+pub struct ReflectArgs {
+    /// The agent: oracle, random, wsls, q_learning, bayesian, pattern, pattern_K or llm.
+    #[arg(long, default_value = "oracle")]
+    pub agent: String,
+    /// The task: oddball, n_back, reversal, wcst, weather, iowa, meta_bandit, or all.
+    #[arg(long, default_value = "all")]
+    pub task: String,
+    /// Sessions per task (0: the paper's, 3 for oddball and 2 otherwise).
+    #[arg(long, default_value_t = 0)]
     pub sessions: usize,
-    /// Seed.
+    /// Seed of the environments and the agent.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Endpoint of the language model.
-    pub endpoint: Option<&'a str>,
-    /// Model name.
-    pub model: Option<&'a str>,
-    /// Output strategy: free, direct or cot.
-    pub strategy: &'a str,
-    /// Where to write the transcript.
-    pub transcript: Option<&'a Path>,
+    /// OpenAI-compatible endpoint (http://…/v1) of a language model; implies --agent llm.
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// The model name sent to the endpoint.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The model's output strategy: free, direct or cot.
+    #[arg(long, default_value = "free")]
+    pub strategy: String,
+    /// Write the transcript (the model's exchanges, or a scripted agent's trial records).
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
 }
 
 /// Runs the sessions and prints the JSON object.
-pub fn reflect(args: &ReflectArgs<'_>) -> anyhow::Result<()> {
+pub fn reflect(args: &ReflectArgs) -> anyhow::Result<()> {
     let tasks: Vec<Task> = if args.task == "all" {
         Task::ALL.to_vec()
     } else {
-        vec![Task::from_key(args.task).ok_or_else(|| {
+        vec![Task::from_key(&args.task).ok_or_else(|| {
             let keys: Vec<&str> = Task::ALL.iter().map(|t| t.key()).collect();
             anyhow::anyhow!(
                 "--task {}: use one of {} or all",
@@ -50,7 +69,7 @@ pub fn reflect(args: &ReflectArgs<'_>) -> anyhow::Result<()> {
         })?]
     };
     let settings = Settings::default();
-    let strategy = match args.strategy {
+    let strategy = match args.strategy.as_str() {
         "free" => Strategy::Free,
         "direct" => Strategy::Direct,
         "cot" => Strategy::ChainOfThought,
@@ -61,14 +80,14 @@ pub fn reflect(args: &ReflectArgs<'_>) -> anyhow::Result<()> {
     let mut scripted: Option<ScriptedAgent> = None;
     if is_llm {
         let config = LlmConfig {
-            endpoint: args.endpoint.unwrap_or_default().to_owned(),
-            model: args.model.unwrap_or_default().to_owned(),
+            endpoint: args.endpoint.clone().unwrap_or_default(),
+            model: args.model.clone().unwrap_or_default(),
             strategy,
             ..LlmConfig::default()
         };
         llm = Some(LlmAgent::new(config).map_err(|e| anyhow::anyhow!("--endpoint: {e}"))?);
     } else {
-        let kind = Scripted::from_name(args.agent).ok_or_else(|| {
+        let kind = Scripted::from_name(&args.agent).ok_or_else(|| {
             anyhow::anyhow!(
                 "--agent {}: use oracle, random, wsls, q_learning, bayesian, pattern, pattern_K or llm",
                 args.agent
@@ -98,7 +117,7 @@ pub fn reflect(args: &ReflectArgs<'_>) -> anyhow::Result<()> {
             );
         }
     }
-    if let Some(path) = args.transcript {
+    if let Some(path) = &args.transcript {
         let text = match &llm {
             Some(a) => a.transcript_json(),
             None => serde_json::to_string_pretty(&results)?,

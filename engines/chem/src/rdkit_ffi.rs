@@ -52,7 +52,7 @@ pub(crate) mod ffi {
     }
 
     unsafe extern "C++" {
-        include!("benchtop-molstitch/cpp/shim.h");
+        include!("benchtop-chem/cpp/shim.h");
 
         /// RDKit's read-only molecule.
         #[namespace = "RDKit"]

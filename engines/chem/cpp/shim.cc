@@ -25,7 +25,7 @@
 #include <GraphMol/Substruct/SubstructMatch.h>
 #include <RDGeneral/RDLog.h>
 
-#include "benchtop-molstitch/src/rdkit_ffi.rs.h"
+#include "benchtop-chem/src/rdkit_ffi.rs.h"
 
 namespace benchtop_rd {
 

@@ -9,14 +9,61 @@
 //! is read. A field whose power overflows f64 (values near 1e300) is an error naming the file
 //! and variable, never a column of `inf`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use benchtop_compute::ComputeError;
 use benchtop_spectra::data::{GridChoice, LoadOptions, describe};
 
-use benchtop_panel_spectra::{file_spectrum, spectrum_csv};
+use benchtop_kit::cli::{CommandEntry, refuse_output_over_input, run_command, write_output};
 
-use super::chem::{refuse_output_over_input, write_output};
+use crate::{file_spectrum, spectrum_csv};
+
+/// The panel's own subcommand.
+pub const COMMANDS: &[CommandEntry] = &[CommandEntry {
+    name: "spectra",
+    about: "Power spectrum of one field of a NetCDF or NPY file, as CSV (`k,wavelength_km,psd`)",
+    run: |args| run_command("spectra", args, command),
+}];
+
+/// Options of `benchtop spectra`.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "benchtop spectra",
+    about = "Power spectrum of one field of a NetCDF or NPY file, as CSV (`k,wavelength_km,psd`)"
+)]
+pub struct SpectraArgs {
+    /// The NetCDF (`.nc`) or NumPy (`.npy`, latitude × longitude, north pole first) file.
+    pub file: PathBuf,
+    /// NetCDF variable (default: the only variable with latitude and longitude).
+    #[arg(long = "var")]
+    pub variable: Option<String>,
+    /// Index along the time dimension.
+    #[arg(long, default_value_t = 0)]
+    pub time: usize,
+    /// Index along the vertical-level dimension.
+    #[arg(long, default_value_t = 0)]
+    pub level: usize,
+    /// The grid: equiangular (both poles included), gauss, or auto (detected).
+    #[arg(long, default_value = "auto")]
+    pub grid: String,
+    /// Largest total wavenumber (default: the most the grid resolves).
+    #[arg(long)]
+    pub lmax: Option<usize>,
+    /// Where to write the CSV.
+    #[arg(long)]
+    pub csv: PathBuf,
+}
+
+/// Runs `benchtop spectra` with `args`.
+pub fn command(args: &SpectraArgs) -> anyhow::Result<()> {
+    let options = LoadOptions {
+        variable: args.variable.clone().unwrap_or_default(),
+        time_index: args.time,
+        level_index: args.level,
+        grid: parse_grid(&args.grid)?,
+    };
+    spectra(&args.file, &options, args.lmax, &args.csv)
+}
 
 /// Parses `--grid`: `auto`, `equiangular` or `gauss`.
 pub fn parse_grid(text: &str) -> anyhow::Result<GridChoice> {

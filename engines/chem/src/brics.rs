@@ -159,7 +159,7 @@ pub fn fragment_atoms(
         let atoms = match place(&fragment_query(&fragment.smiles), &real)? {
             Some(atoms) => atoms,
             None => {
-                let bare = crate::crossover::without_attachments(&frag)?;
+                let bare = without_attachments(&frag)?;
                 let bare_real = vec![true; Molecule::from_smiles(&bare)?.num_atoms()];
                 place(&bare, &bare_real)?.unwrap_or_default()
             }
@@ -261,6 +261,16 @@ fn zip_at(a: &Molecule, a_atom: usize, b: &Molecule, b_atom: usize) -> Result<Mo
     let capped = Molecule::from_raw(capped, "cap attachment points")?;
     // Round-trip through SMILES so the result is a freshly sanitised molecule.
     Molecule::from_smiles(&capped.canonical_smiles()?)
+}
+
+/// Canonical SMILES of `fragment` with every attachment point (dummy atom) replaced by hydrogen.
+/// A double-bonded point (BRICS type 7) leaves its atom saturated: `[7*]=CC` gives `CC`.
+pub fn without_attachments(fragment: &Molecule) -> Result<String, ChemError> {
+    let capped = ffi::cap_dummies(fragment.raw())
+        .map_err(|e| ChemError::rdkit("remove attachment points", &e))?;
+    let capped = Molecule::from_raw(capped, "remove attachment points")?;
+    // Round-trip so the string is RDKit's canonical form of a freshly parsed molecule.
+    Molecule::from_smiles(&capped.canonical_smiles()?)?.canonical_smiles()
 }
 
 #[cfg(test)]

@@ -2,12 +2,12 @@
 //! SMILES of `tests/data/reference.csv`, repeated N times (default 20), and prints molecules
 //! per second. Compare with `python3 scripts/make_molstitch_reference.py --bench 20`.
 //!
-//! `cargo run --release -p benchtop-molstitch --example score_reference -- 20`
+//! `cargo run --release -p benchtop-chem --example score_reference -- 20`
 #![allow(clippy::print_stdout)]
 
 use std::time::Instant;
 
-use benchtop_molstitch::props::{Properties, score_all_parallel};
+use benchtop_chem::props::{Properties, score_all_parallel};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let repeats: usize = std::env::args()
@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds = start.elapsed().as_secs_f64();
     let n = repeats * smiles.len();
     println!(
-        "rust benchtop-molstitch, 1 thread: {n} molecules (parse + canonical, MW, logP, TPSA, QED, SA) in {seconds:.3} s = {:.0} molecules/s (checksum {checksum:.4})",
+        "rust benchtop-chem, 1 thread: {n} molecules (parse + canonical, MW, logP, TPSA, QED, SA) in {seconds:.3} s = {:.0} molecules/s (checksum {checksum:.4})",
         n as f64 / seconds
     );
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds = start.elapsed().as_secs_f64();
     let ok = scored.iter().filter(|r| r.is_ok()).count();
     println!(
-        "rust benchtop-molstitch, {threads} threads: {ok}/{n} molecules in {seconds:.3} s = {:.0} molecules/s",
+        "rust benchtop-chem, {threads} threads: {ok}/{n} molecules in {seconds:.3} s = {:.0} molecules/s",
         n as f64 / seconds
     );
     Ok(())
