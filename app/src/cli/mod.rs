@@ -5,11 +5,9 @@
 //! - `benchtop run FILE --out DIR` computes every panel and sweep of a project and writes figures,
 //!   CSV data, provenance and `summary.json`;
 //! - `benchtop bench ENGINE [--option value …]` prints one JSON object of throughput and the
-//!   correctness observables of that run;
-//! - `benchtop spectra FILE --csv OUT` writes the power spectrum of one field of a NetCDF or NPY
-//!   file (`k,wavelength_km,psd`);
-//! - `benchtop chem props INPUT --out OUT.csv` writes RDKit properties of every molecule of a
-//!   `.smi` or CSV file (`smiles,mw,logp,tpsa,qed,sa,error`);
+//!   correctness observables of that run (each panel owns its entries; [`bench`] dispatches);
+//! - the panels' own subcommands, found through the catalog ([`panel_command`]): `benchtop
+//!   spectra`, `benchtop reflect`, `benchtop chem props`;
 //! - `benchtop sweep submit|run-task|collect|status|cancel` runs a sweep's points on a Slurm
 //!   cluster and merges them back (`benchtop run FILE --slurm` / `--collect` does so for a whole
 //!   run);

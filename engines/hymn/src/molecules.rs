@@ -1,5 +1,5 @@
 //! Real molecular graphs: molecules drawn from the MolStitch offline set (5,000 drug-like
-//! SMILES shipped in assets/molstitch), turned into graphs through the MolStitch RDKit bridge
+//! SMILES shipped in assets/molstitch), turned into graphs through the shared RDKit bridge (`benchtop_chem`)
 //! (heavy atoms as nodes, bonds as edges, the atomic number / 10 as the node label) and labelled
 //! with a graph-level property RDKit computes: Crippen logP (the ZINC benchmark's target is a
 //! penalised logP), TPSA, QED, the SA score or the molecular weight.

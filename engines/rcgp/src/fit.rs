@@ -1,5 +1,5 @@
-//! Hyperparameter fitting: BFGS on the log hyperparameters with central finite-difference
-//! gradients (4 parameters, so 8 objective evaluations per gradient; acceptable at these sizes).
+//! Hyperparameter fitting: L-BFGS (`benchtop_learn::lbfgs`) on the log hyperparameters with
+//! central finite-difference gradients (4 parameters, so 8 objective evaluations per gradient; acceptable at these sizes).
 //!
 //! STGP maximises the exact log marginal likelihood (the decoupled filter of
 //! [`crate::filter::decoupled_log_likelihood`]). ST-RCGP maximises the robust filter's own

@@ -12,7 +12,7 @@
 //! * [`robust`]: the IMQ weight, R_eff and the corrected observation.
 //! * [`filter`]: Kalman filter, RTS smoother, the decoupled exact likelihood.
 //! * [`dense`]: O(n³) GP regression, the reference.
-//! * [`fit`]: hyperparameters by BFGS.
+//! * [`fit`]: hyperparameters by L-BFGS (`benchtop_learn::lbfgs`).
 //! * [`data`]: the Figure-1 field, outliers, vendored series and the CSV loader.
 //! * [`metrics`]: RMSE and NLPD.
 //! * [`experiment`]: one experiment end to end and the outlier-rate sweep.
