@@ -13,6 +13,15 @@ export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-$(nproc)}"
 # does not see it (nothing is rebuilt for it).
 host=$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z-' 'A-Z_')
 export "CARGO_TARGET_${host}_RUNNER=env RUSTC_BOOTSTRAP=1"
+# BENCHTOP_LINT=1 (CI) lints the workspace's crates with clippy while they are built for the
+# tests (clippy-driver compiles as rustc does, so nothing is compiled twice), every warning an
+# error: the same as `cargo clippy --workspace --all-targets -- -D warnings` without its second
+# compilation of every dependency.
+if [ "${BENCHTOP_LINT:-0}" = 1 ]; then
+    RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)"
+    export RUSTC_WORKSPACE_WRAPPER
+    export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+fi
 log="$repo/target/test-times.log"
 mkdir -p "$repo/target"
 set +e
