@@ -17,6 +17,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     pin_thread_count();
+    quiet_runtime_dir();
     // resvg and usvg warn about degenerate shapes (e.g. zero-height bars) they skip harmlessly.
     let logger = env_logger::Builder::from_env(
         env_logger::Env::default().default_filter_or("warn,tiny_skia=error,usvg=error,resvg=error"),
@@ -25,7 +26,7 @@ fn main() -> ExitCode {
     let level = logger.filter();
     // Watched, so that a system file dialog that cannot be shown hands over to Benchtop's own.
     if let Err(error) = benchtop_kit::file_dialog::native::install_logger(Box::new(logger), level) {
-        eprintln!("could not install the logger: {error}");
+        benchtop_kit::note!("could not install the logger: {error}");
     }
     // The panels' own subcommands and benchmarks are listed at the end of `--help`.
     let matches = Cli::command().after_help(panel_help()).get_matches();
@@ -73,7 +74,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            benchtop_kit::note!("error: {error:#}");
             ExitCode::FAILURE
         }
     }
@@ -91,7 +92,7 @@ fn open_window(file: Option<PathBuf>) -> anyhow::Result<()> {
             .file_stem()
             .map_or_else(|| "project".into(), |s| s.to_string_lossy().into_owned());
         let out = PathBuf::from(format!("{stem}-results"));
-        eprintln!(
+        benchtop_kit::note!(
             "No display (neither DISPLAY nor WAYLAND_DISPLAY is set): computing {} headlessly \
              instead (as `benchtop run {} --out {}`).",
             file.display(),
@@ -104,17 +105,17 @@ fn open_window(file: Option<PathBuf>) -> anyhow::Result<()> {
             ..run::RunOptions::default()
         };
         let files = run::run(&file, &out, &options)?;
-        eprintln!("{files} figures and data files are in {}/", out.display());
+        benchtop_kit::note!("{files} figures and data files are in {}/", out.display());
         return Ok(());
     }
     if !has_display() {
         let out = PathBuf::from("benchtop-tour");
-        eprintln!(
+        benchtop_kit::note!(
             "No display (neither DISPLAY nor WAYLAND_DISPLAY is set): computing the tour project \
              headlessly instead."
         );
         let files = run::run_tour(&out)?;
-        eprintln!(
+        benchtop_kit::note!(
             "The tour's {files} figures and data files are in {}/",
             out.display()
         );
@@ -150,6 +151,42 @@ fn open_window(file: Option<PathBuf>) -> anyhow::Result<()> {
         }),
     )
     .map_err(|error| anyhow::anyhow!("the window could not open: {error}"))
+}
+
+/// Sets `XDG_RUNTIME_DIR` to a private folder when the session has none (a machine without a
+/// desktop session, CI): the graphics libraries print "XDG_RUNTIME_DIR is invalid or not set"
+/// on stderr four times otherwise. The folder is `<temp>/benchtop-runtime-<user>`, made with
+/// mode 0700 and used only when it is a real folder of this user that no one else can enter.
+#[allow(unsafe_code)]
+fn quiet_runtime_dir() {
+    let set = std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|dir| !dir.is_empty())
+        .is_some_and(|dir| PathBuf::from(dir).is_dir());
+    if set {
+        return;
+    }
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "user".to_owned());
+    let user: String = user.chars().filter(char::is_ascii_alphanumeric).collect();
+    let dir = std::env::temp_dir().join(format!("benchtop-runtime-{user}"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+        let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+            return;
+        };
+        let mine = std::fs::metadata("/proc/self")
+            .ok()
+            .is_none_or(|me| me.uid() == meta.uid());
+        if !(meta.is_dir() && mine && meta.permissions().mode() & 0o077 == 0) {
+            return;
+        }
+        // SAFETY: this runs first thing in `main`, before any other thread exists, so nothing
+        // can read the environment concurrently.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
 }
 
 /// Sets `RAYON_NUM_THREADS` to the machine's parallelism when the user has not set it. That is

@@ -22,6 +22,17 @@ use anyhow::Context as _;
 
 use crate::project::write_atomic;
 
+/// `eprintln!` that never panics: a line for the user on stderr, where a closed stderr (a pipe
+/// whose reader has gone, as in `benchtop run … 2>&1 | true`) is ignored, so that a message can
+/// never cost a save or a result.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// One `benchtop bench NAME [--option value …]` entry: times the engine's real code path and
 /// returns one JSON object (throughput and the run's own observables). The binary adds the
 /// app's version line and the entry's name and prints it on one line.
@@ -97,6 +108,24 @@ pub fn run_command<T: clap::Parser>(
     match parse_options::<T>(&format!("benchtop {name}"), args)? {
         Some(options) => command(&options),
         None => Ok(()),
+    }
+}
+
+/// Checks a command-line option against its accepted range before anything is sized by it
+/// (`flag` names the option in the error, e.g. `--sessions`).
+pub fn within<T: PartialOrd + std::fmt::Display>(
+    flag: &str,
+    value: T,
+    range: std::ops::RangeInclusive<T>,
+) -> anyhow::Result<()> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "{flag} {value}: choose {} to {}",
+            range.start(),
+            range.end()
+        )
     }
 }
 

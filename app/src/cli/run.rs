@@ -103,7 +103,7 @@ pub fn run(file: &Path, out: &Path, options: &RunOptions) -> anyhow::Result<usiz
         }
     }
     for warning in session.restore_warnings() {
-        eprintln!(
+        benchtop_kit::note!(
             "warning: {}: {warning}; the saved results stay in the file unless this run \
              recomputes them",
             file.display()
@@ -173,6 +173,6 @@ fn compute_and_export(
     let report = with_progress_bar("export", |progress| {
         bundle.write(out, formats, dpi, progress, &cancel)
     })?;
-    eprintln!("wrote {} files to {}", report.files.len(), out.display());
+    benchtop_kit::note!("wrote {} files to {}", report.files.len(), out.display());
     Ok(report.files.len())
 }

@@ -137,10 +137,10 @@ pub fn sweep(command: &SweepCommand) -> anyhow::Result<()> {
                 &submit_options(slurm, Some(*max_parallel), *points_per_task),
             )?;
             if slurm.dry_run && !submitted.sbatch.is_empty() {
-                eprintln!("submit with: {}", submitted.sbatch.join(" "));
+                benchtop_kit::note!("submit with: {}", submitted.sbatch.join(" "));
             }
             if submitted.folder.is_none() {
-                eprintln!(
+                benchtop_kit::note!(
                     "nothing to submit: every point of `{sweep}` is done, computed, queued or running"
                 );
             }
@@ -209,9 +209,9 @@ pub fn run_command(
     };
     let submitted = submit_run(file, &work, &submit_options(&cluster.slurm, None, 1))?;
     if cluster.slurm.dry_run {
-        eprintln!("submit with: {}", submitted.sbatch.join(" "));
+        benchtop_kit::note!("submit with: {}", submitted.sbatch.join(" "));
     }
-    eprintln!(
+    benchtop_kit::note!(
         "when it has finished: benchtop run {} --collect --out {}{}",
         file.display(),
         out.display(),

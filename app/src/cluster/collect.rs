@@ -231,19 +231,48 @@ pub fn collect_run(project: &Path, out: &Path, save: bool) -> anyhow::Result<Run
     })
 }
 
+/// Copies the regular files under `from` into `to`; a symbolic link or any other special file
+/// in the job's output is refused (it could point at a file outside the job folder).
 fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<usize> {
+    super::untrusted::check_folder(from)?;
     std::fs::create_dir_all(to).with_context(|| format!("{}: cannot create", to.display()))?;
     let mut count = 0;
     for entry in std::fs::read_dir(from).with_context(|| format!("{}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
             count += copy_tree(&entry.path(), &target)?;
-        } else {
+        } else if kind.is_file() {
             std::fs::copy(entry.path(), &target)
                 .with_context(|| format!("copying into {}", target.display()))?;
             count += 1;
+        } else {
+            anyhow::bail!(
+                "{}: not a regular file (a link?); the job's output is not copied",
+                entry.path().display()
+            );
         }
     }
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_in_a_jobs_output_is_not_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(out.join("panel")).unwrap();
+        std::fs::write(out.join("panel/figure.svg"), "<svg/>").unwrap();
+        assert_eq!(copy_tree(&out, &dir.path().join("copy")).unwrap(), 1);
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "not yours").unwrap();
+        std::os::unix::fs::symlink(&secret, out.join("panel/stolen.txt")).unwrap();
+        let error = copy_tree(&out, &dir.path().join("copy2")).unwrap_err();
+        assert!(error.to_string().contains("stolen.txt"), "{error}");
+        assert!(!dir.path().join("copy2/panel/stolen.txt").exists());
+    }
 }

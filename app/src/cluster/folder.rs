@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use benchtop_kit::project::write_atomic;
+
+use super::untrusted;
 use serde::{Deserialize, Serialize};
 
 /// The folder under the project's data folder that holds the job folders.
@@ -123,12 +125,17 @@ pub struct JobFolder {
 }
 
 impl JobFolder {
-    /// Reads the folder's manifest.
+    /// Reads the folder's manifest and checks it as untrusted data ([`untrusted`]): its size,
+    /// its Slurm job id, its counts, and that the folder's subfolders are real folders. The
+    /// project and its folder are where the job folder itself lies (`<dir>/<stem>.data/
+    /// cluster/<job>` belongs to `<dir>/<stem>.ron`), whatever `job.json` says, so a job folder
+    /// cannot send reads elsewhere.
     pub fn open(path: &Path) -> anyhow::Result<Self> {
         let file = path.join(MANIFEST);
-        let text = std::fs::read_to_string(&file)
-            .with_context(|| format!("{}: cannot read the job manifest", file.display()))?;
-        let manifest: Manifest = serde_json::from_str(&text)
+        let text = untrusted::read_text(&file, untrusted::MAX_MANIFEST_BYTES)
+            .with_context(|| format!("{}: cannot read the job manifest", file.display()))?
+            .ok_or_else(|| anyhow::anyhow!("{}: no job manifest", file.display()))?;
+        let mut manifest: Manifest = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a benchtop job manifest", file.display()))?;
         if manifest.format != FORMAT {
             anyhow::bail!(
@@ -137,6 +144,19 @@ impl JobFolder {
                 manifest.format
             );
         }
+        if let Some(id) = &manifest.slurm_job_id {
+            untrusted::check_slurm_job_id(id)
+                .with_context(|| format!("{}: `slurm_job_id`", file.display()))?;
+        }
+        if let Work::Sweep(work) = &manifest.work {
+            check_counts(work).with_context(|| format!("{}", file.display()))?;
+        }
+        for sub in [RESULTS, TASKS, LOGS, OUT] {
+            untrusted::check_folder(&path.join(sub))?;
+        }
+        let (project, project_dir) = owning_project(path)?;
+        manifest.project = project;
+        manifest.project_dir = project_dir;
         Ok(Self {
             path: path.to_path_buf(),
             manifest,
@@ -180,6 +200,62 @@ impl JobFolder {
     /// Task `task`'s standard error log.
     pub fn stderr_log(&self, task: usize) -> PathBuf {
         self.path.join(LOGS).join(format!("task-{task}.err"))
+    }
+}
+
+/// A sweep job's counts, bounded before anything is listed or allocated.
+fn check_counts(work: &SweepWork) -> anyhow::Result<()> {
+    if work.points > untrusted::MAX_POINTS {
+        anyhow::bail!(
+            "`points` = {}: a job holds at most {} points",
+            work.points,
+            untrusted::MAX_POINTS
+        );
+    }
+    if work.tasks == 0 || work.tasks > untrusted::MAX_TASKS {
+        anyhow::bail!(
+            "`tasks` = {}: a job has 1 to {} tasks",
+            work.tasks,
+            untrusted::MAX_TASKS
+        );
+    }
+    if work.points_per_task == 0 || work.tasks != work.points.div_ceil(work.points_per_task).max(1)
+    {
+        anyhow::bail!(
+            "`tasks` = {} does not split `points` = {} by `points_per_task` = {}",
+            work.tasks,
+            work.points,
+            work.points_per_task
+        );
+    }
+    if work.axes.len() > 2 || work.axes.iter().any(|a| a.len() > 200) {
+        anyhow::bail!("`axes`: a sweep has at most 2 axes with keys of at most 200 characters");
+    }
+    Ok(())
+}
+
+/// The project a job folder belongs to and that project's folder, from where the job folder
+/// lies: `<dir>/<stem>.data/cluster/<job>` → (`<dir>/<stem>.ron`, `<dir>`).
+fn owning_project(job: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let job = job
+        .canonicalize()
+        .with_context(|| format!("{}", job.display()))?;
+    let data = job
+        .parent()
+        .filter(|cluster| cluster.file_name().is_some_and(|n| n == CLUSTER_DIR))
+        .and_then(Path::parent);
+    let stem = data
+        .and_then(|d| d.file_name())
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".data"));
+    match (data.and_then(Path::parent), stem) {
+        (Some(dir), Some(stem)) if !stem.is_empty() => {
+            Ok((dir.join(format!("{stem}.ron")), dir.to_path_buf()))
+        }
+        _ => anyhow::bail!(
+            "{}: not a job folder of a project (expected <folder>/<project>.data/{CLUSTER_DIR}/<job>)",
+            job.display()
+        ),
     }
 }
 
@@ -296,11 +372,10 @@ pub fn host_name() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-/// The last `lines` lines of a text file (empty when it is missing or empty).
+/// The last `lines` lines of a text file (empty when it is missing, empty or not a regular
+/// file); only its last 64 KiB are read.
 pub fn tail(path: &Path, lines: usize) -> String {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return String::new();
-    };
+    let text = untrusted::read_end(path, untrusted::MAX_TAIL_BYTES);
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }

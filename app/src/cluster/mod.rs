@@ -10,6 +10,9 @@
 //! headless run as one job ([`submit`]). The window submits, watches and cancels sweep jobs
 //! through the same code ([`watch`]).
 //!
+//! A job folder is read as untrusted data ([`untrusted`]): files only when regular and
+//! bounded, no links followed out of it, Slurm ids checked, counts bounded.
+//!
 //! The job folder must be on a file system the nodes share with the submitting machine, and the
 //! binary the tasks run (this one, or `--benchtop PATH`) must be readable there.
 
@@ -21,4 +24,5 @@ pub mod slurm;
 pub mod submit;
 pub mod survey;
 pub mod task;
+pub mod untrusted;
 pub mod watch;

@@ -9,6 +9,8 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use benchtop_kit::project::write_atomic;
+
+use super::untrusted;
 use benchtop_kit::sweep::SweepPoint;
 use serde::{Deserialize, Serialize};
 
@@ -46,8 +48,9 @@ pub fn write_table(path: &Path, axes: &[String], points: &[TablePoint]) -> anyho
 
 /// Reads the table written by [`write_table`] for `axes` axes; errors name the file and line.
 pub fn read_table(path: &Path, axes: usize) -> anyhow::Result<Vec<TablePoint>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the points table", path.display()))?;
+    let text = untrusted::read_text(path, untrusted::MAX_POINTS_BYTES)
+        .with_context(|| format!("{}: cannot read the points table", path.display()))?
+        .ok_or_else(|| anyhow::anyhow!("{}: no points table", path.display()))?;
     let mut points = Vec::new();
     for (index, line) in text.lines().enumerate().skip(1) {
         let at = || format!("{}:{}", path.display(), index + 1);
@@ -127,10 +130,8 @@ pub fn write_record(path: &Path, record: &PointRecord) -> anyhow::Result<()> {
 
 /// Reads a result file; `Ok(None)` when it does not exist.
 pub fn read_record(path: &Path) -> anyhow::Result<Option<PointRecord>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error).with_context(|| format!("{}", path.display())),
+    let Some(text) = untrusted::read_text(path, untrusted::MAX_RECORD_BYTES)? else {
+        return Ok(None);
     };
     let record = ron::from_str(&text)
         .map_err(|error| anyhow::anyhow!("{}: not a result file: {error}", path.display()))?;

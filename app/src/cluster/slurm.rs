@@ -179,6 +179,7 @@ impl Commands {
     /// The queue's view of job `job_id`: task (or 0 for a job that is not an array) → state.
     /// A job Slurm no longer knows gives an empty map.
     pub fn queue(&self, job_id: &str) -> anyhow::Result<BTreeMap<usize, QueueState>> {
+        super::untrusted::check_slurm_job_id(job_id)?;
         let args = words(&["-h", "-r", "-j", job_id, "-o", "%i|%T"]);
         let output = self.run("squeue", &args)?;
         if !output.status.success() {
@@ -197,6 +198,7 @@ impl Commands {
     /// Slurm's final states of job `job_id`'s tasks from `sacct`, or `None` where accounting
     /// is not available (as on the local test cluster).
     pub fn accounting(&self, job_id: &str) -> Option<BTreeMap<usize, String>> {
+        super::untrusted::check_slurm_job_id(job_id).ok()?;
         let args = words(&["-n", "-P", "-X", "-j", job_id, "-o", "JobID,State"]);
         let output = self.run("sacct", &args).ok()?;
         output
@@ -207,6 +209,7 @@ impl Commands {
 
     /// Cancels job `job_id`, or only its array task `task`.
     pub fn cancel(&self, job_id: &str, task: Option<usize>) -> anyhow::Result<()> {
+        super::untrusted::check_slurm_job_id(job_id)?;
         let target = task.map_or_else(|| job_id.to_owned(), |t| format!("{job_id}_{t}"));
         let output = self.run("scancel", std::slice::from_ref(&target))?;
         if !output.status.success() {

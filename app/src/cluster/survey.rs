@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::folder::{self, JobFolder, SweepWork};
 use super::points::{PointRecord, TablePoint, read_record, read_table};
 use super::slurm::{Commands, QueueState};
+use super::untrusted;
 
 /// Lines of a failed task's standard error kept in reports.
 pub const STDERR_TAIL_LINES: usize = 12;
@@ -119,10 +120,13 @@ pub fn survey_with(
         }
         let slurm_job_id = job.manifest.slurm_job_id.clone().or_else(|| {
             (0..work.tasks).find_map(|task| {
-                let text = std::fs::read_to_string(job.marker(task, false)).ok()?;
+                let text =
+                    untrusted::read_text(&job.marker(task, false), untrusted::MAX_RECORD_BYTES)
+                        .ok()??;
                 serde_json::from_str::<StartMarker>(&text)
                     .ok()?
                     .slurm_job_id
+                    .filter(|id| untrusted::check_slurm_job_id(id).is_ok())
             })
         });
         // The queue first, then the files: a task that ends in between is then seen done.

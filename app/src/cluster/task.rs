@@ -156,7 +156,7 @@ fn run_sweep_task(
         if result.error.is_some() {
             report.failed += 1;
         }
-        eprintln!(
+        benchtop_kit::note!(
             "point {} {:?} repeat {}: {:.3} s{}",
             point.point,
             point.coords,

@@ -6,6 +6,7 @@
 //! Where Slurm cannot start (no packages, not root) it is skipped with the reason, unless
 //! `BENCHTOP_REQUIRE_SLURM=1` (set by `.ci/run`) makes that a failure.
 
+mod crafted;
 mod window;
 
 use std::path::{Path, PathBuf};

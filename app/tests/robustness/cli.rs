@@ -253,3 +253,87 @@ fn robust_spectra_refuses_a_field_whose_power_overflows() {
     );
     assert!(!csv.exists(), "no CSV of inf written");
 }
+
+#[test]
+fn robust_commands_print_no_library_noise_without_a_desktop_session() {
+    let output = benchtop()
+        .args(["doctor", "--json"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .expect("runs");
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    assert!(!message.contains("XDG_RUNTIME_DIR"), "{message}");
+}
+
+#[cfg(unix)]
+#[test]
+fn robust_a_fifo_named_as_input_is_refused_at_once() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let fifo = dir.path().join("pipe.ron");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    // A project, `chem props` and `spectra` inputs: each returns with an error naming it
+    // instead of waiting for a writer.
+    for args in [
+        vec![
+            "run".to_owned(),
+            fifo.display().to_string(),
+            "--out".to_owned(),
+            dir.path().join("o").display().to_string(),
+        ],
+        vec![
+            "chem".to_owned(),
+            "props".to_owned(),
+            fifo.display().to_string(),
+            "--out".to_owned(),
+            dir.path().join("p.csv").display().to_string(),
+        ],
+        vec![
+            "spectra".to_owned(),
+            fifo.display().to_string(),
+            "--csv".to_owned(),
+            dir.path().join("s.csv").display().to_string(),
+        ],
+    ] {
+        let started = std::time::Instant::now();
+        let output = benchtop().args(&args).output().expect("runs");
+        let message = stderr(&output);
+        assert!(!output.status.success(), "{args:?}: {message}");
+        assert!(
+            message.contains("pipe.ron") && message.contains("regular"),
+            "{args:?}: {message}"
+        );
+        assert!(started.elapsed().as_secs() < 30, "{args:?} waited");
+    }
+}
+
+#[test]
+fn robust_a_closed_stderr_never_costs_a_save() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let project = dir.path().join("p.ron");
+    std::fs::write(
+        &project,
+        r"(format_version: 1, panels: [(id: (1), state: Ising((params: (
+            mc: (size: 16, thermalization_sweeps: 50, measurement_sweeps: 200)),
+            headless: (monte_carlo: true, duality: false))))])",
+    )
+    .expect("written");
+    // stderr is a pipe whose reader has gone.
+    let mut child = benchtop()
+        .args(["run", &project.display().to_string(), "--out"])
+        .arg(dir.path().join("out"))
+        .args(["--format", "svg", "--save"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stderr.take());
+    let status = child.wait().expect("ends");
+    assert!(status.success(), "{status}");
+    assert!(
+        std::fs::read_to_string(&project)
+            .expect("project")
+            .contains("sidecar_folder"),
+        "the results were saved"
+    );
+}

@@ -303,3 +303,101 @@ fn fuzz_netcdf_files() {
         );
     });
 }
+
+#[test]
+fn fuzz_every_panel_kinds_project_state() {
+    // One minimal panel of every kind in the catalog (new panels are fuzzed without a change
+    // here), with a sweep and a preset to mutate.
+    let seeds: Vec<Vec<u8>> = benchtop::catalog::catalog()
+        .iter()
+        .map(|kind| {
+            let variant = benchtop::catalog::create(kind)
+                .and_then(|panel| benchtop::catalog::save(panel.as_ref(), None).ok())
+                .map(|state| ron::to_string(&state).expect("RON"))
+                .expect("every kind saves");
+            format!("(format_version: 1, panels: [(id: (1), state: {variant})])").into_bytes()
+        })
+        .collect();
+    let scratch = Scratch::new();
+    fuzz(
+        "panel-kinds",
+        &seeds,
+        iterations(40 * seeds.len()),
+        |bytes| {
+            let text = String::from_utf8_lossy(bytes);
+            let path = scratch.path().join("kinds.ron");
+            if let Ok(doc) = benchtop::catalog::ProjectDoc::parse(&text, &path)
+                && let Ok(session) = benchtop::session::Session::from_doc(doc, Some(&path))
+            {
+                let _ = session.to_text();
+                for panel in session.panels.values() {
+                    let _ = panel.validate();
+                    let _ = panel.sweep_support();
+                    let _ = panel.declared_params();
+                }
+            }
+        },
+    );
+}
+
+#[test]
+fn fuzz_item_tables_smiles_files_and_trial_csvs() {
+    let scratch = Scratch::new();
+    let linnet = vec![
+        b"item,x1,x2,y1\na,1,0,1\nb,0,1,0\nc,1,1,1\n".to_vec(),
+        b"x1,x2,y1,y2\n0.5,1,2,3\n1,2,3,4\n".to_vec(),
+    ];
+    fuzz("linnet-csv", &linnet, iterations(200), |bytes| {
+        let path = scratch.write("items.csv", bytes);
+        let _ = benchtop_panel_linnet::engine::data::read_csv(&path);
+    });
+    let smiles = vec![
+        b"id,SMILES\n1,CCO\n2,c1ccccc1\n".to_vec(),
+        b"smiles name\nCCO e\n".to_vec(),
+    ];
+    fuzz("smiles-file", &smiles, iterations(200), |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        let _ = benchtop_panel_molstitch::chem::smiles_file::smiles_column(&text, "fuzz.csv");
+        let _ = benchtop_panel_molstitch::chem::smiles_file::smi_lines(&text);
+    });
+    let trials = vec![b"trial,bin,neuron,count\n0,0,0,1\n0,1,0,2\n1,0,0,0\n".to_vec()];
+    fuzz("findr-csv", &trials, iterations(200), |bytes| {
+        let path = scratch.write("trials.csv", bytes);
+        let _ = benchtop_panel_findr::engine::load::load_trials(&path, 0.01);
+    });
+}
+
+#[test]
+fn fuzz_language_model_weight_files() {
+    use benchtop_panel_watermark::engine::gru;
+    let scratch = Scratch::new();
+    // A tiny GRU's weights as the seed: every tensor, the config and the loss history.
+    let words: std::sync::Arc<Vec<String>> =
+        std::sync::Arc::new((0..16).map(|i| format!("w{i}")).collect());
+    let stream: Vec<u32> = (0..400).map(|i| (i * 7 % 16) as u32).collect();
+    let config = gru::GruConfig {
+        embedding: 4,
+        hidden: 4,
+        window: 4,
+        seq_len: 8,
+        batch: 4,
+        epochs: 1,
+        ..gru::GruConfig::default()
+    };
+    let model = gru::train(
+        &stream,
+        std::sync::Arc::clone(&words),
+        &config,
+        1,
+        &benchtop_kit::compute::Progress::new(),
+        &benchtop_kit::compute::CancelToken::new(),
+    )
+    .expect("trains");
+    let seed_file = scratch.path().join("seed.safetensors");
+    model.save(&seed_file).expect("saved");
+    let seeds = vec![std::fs::read(&seed_file).expect("read")];
+    fuzz("gru-weights", &seeds, iterations(120), |bytes| {
+        let path = scratch.write("w.safetensors", bytes);
+        let _ = gru::GruModel::load(&path, std::sync::Arc::clone(&words));
+    });
+}

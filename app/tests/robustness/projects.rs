@@ -309,6 +309,79 @@ fn robust_saving_keeps_the_mode_and_writes_through_a_link() {
             .expect("readable")
             .contains("sidecar_folder")
     );
+    // The arrays went beside the target, so the target reopens whole, and so does the link
+    // from another folder.
+    assert!(dir.path().join("real.data").is_dir());
+    assert!(!dir.path().join("link.data").exists());
+    Session::open(&real).expect("the target reopens with its arrays");
+    let elsewhere = tempfile::tempdir().expect("another folder");
+    let far_link = elsewhere.path().join("far.ron");
+    std::os::unix::fs::symlink(&real, &far_link).expect("link");
+    Session::open(&far_link).expect("a link from another folder reopens it too");
+}
+
+#[cfg(unix)]
+#[test]
+fn robust_a_linked_sidecar_entry_is_refused() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = run_and_save(dir.path(), "own.ron", &ising_project(""));
+    let sidecar = common::sidecar_folder(&path);
+    // Replace one array with a link to another file: reading the project refuses it.
+    let entry = std::fs::read_dir(&sidecar)
+        .expect("sidecar")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "npy"))
+        .expect("an array");
+    let other = dir.path().join("other.npy");
+    std::fs::rename(&entry, &other).expect("moved");
+    std::os::unix::fs::symlink(&other, &entry).expect("link");
+    let session = Session::open(&path).expect("the parameters open");
+    let warning = session
+        .panels
+        .values()
+        .find_map(|p| p.restore_warning())
+        .expect("the results are not restored");
+    assert!(warning.contains("symbolic link"), "{warning}");
+}
+
+#[test]
+fn robust_every_declared_parameter_refuses_values_outside_its_range_by_key() {
+    // `benchtop params --json` is the declaration; every kind, every key, the values just
+    // outside the range and the non-finite ones.
+    let mut checked = 0;
+    for kind in benchtop::catalog::catalog() {
+        let mut panel = benchtop::catalog::create(kind).expect("created");
+        for param in panel.declared_params() {
+            let step = if param.integer {
+                1.0
+            } else {
+                (param.max - param.min).abs().max(1.0) * 1e-3
+            };
+            // Far enough from the bound to be another f64 (2^53 + 1 would round to 2^53).
+            let beyond = |bound: f64| step.max(bound.abs() * 1e-9);
+            let mut outside = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+            if param.min.is_finite() {
+                outside.push(param.min - beyond(param.min));
+            }
+            if param.max.is_finite() {
+                outside.push(param.max + beyond(param.max));
+            }
+            for value in outside {
+                let error = panel
+                    .set_param(param.key, value)
+                    .expect_err(&format!("{}: {} = {value} accepted", kind.id, param.key));
+                assert!(
+                    error.contains(param.key),
+                    "{}: {} = {value}: the error does not name the key: {error}",
+                    kind.id,
+                    param.key
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "{checked} values checked");
 }
 
 #[test]

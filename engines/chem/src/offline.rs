@@ -17,6 +17,7 @@
 //! any control character (NUL included) make that row a [`RowError`], so one absurd row cannot
 //! stall a file of thousands.
 
+use benchtop_compute::files;
 use std::collections::HashSet;
 use std::fmt;
 use std::io::Read as _;
@@ -207,7 +208,7 @@ pub fn offline_dataset() -> Result<Dataset, LoadError> {
 /// `.txt`) or `.sdf` (also `.sd`), each optionally gzipped (`.gz`).
 pub fn load(path: &Path) -> Result<Dataset, LoadError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
+    let bytes = files::read_bytes(path, files::MAX_DATA_BYTES).map_err(|e| LoadError::Io {
         path: name.clone(),
         reason: e.to_string(),
     })?;

@@ -6,6 +6,7 @@
 //! [`PROPS_COLUMNS`]: `smiles` is the input as written, `error` is empty unless that SMILES is
 //! invalid (then the numeric columns are empty).
 
+use benchtop_compute::files;
 use std::path::Path;
 
 use thiserror::Error;
@@ -19,14 +20,9 @@ pub const PROPS_COLUMNS: [&str; 7] = ["smiles", "mw", "logp", "tpsa", "qed", "sa
 /// Why the SMILES of a file could not be read; each names the file (and the line).
 #[derive(Debug, Error)]
 pub enum SmilesFileError {
-    /// The file could not be read as text.
-    #[error("cannot read {path}: {source}")]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The file could not be read as text (the message names it).
+    #[error("{0}")]
+    Read(String),
     /// The CSV header could not be read.
     #[error("{file}: cannot read the CSV header: {source}")]
     Header {
@@ -60,10 +56,8 @@ pub enum SmilesFileError {
 
 /// Reads the SMILES of `input` in order: SMI text, or a CSV's `smiles` column.
 pub fn read_smiles(input: &Path) -> Result<Vec<String>, SmilesFileError> {
-    let text = std::fs::read_to_string(input).map_err(|source| SmilesFileError::Read {
-        path: input.display().to_string(),
-        source,
-    })?;
+    let text = files::read_text(input, files::MAX_DATA_BYTES)
+        .map_err(|error| SmilesFileError::Read(error.to_string()))?;
     let is_csv = input
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));

@@ -334,8 +334,9 @@ fn shape_tuple(shape: &[usize]) -> String {
 
 /// Reads the whole file at `path`, refusing one larger than [`MAX_FILE_BYTES`] before reading.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, NpyError> {
-    let file = std::fs::File::open(path)?;
-    let bytes = file.metadata()?.len();
+    // Not blocking on a FIFO, nor reading a folder or device (the size is checked below).
+    let (file, bytes) = crate::files::open_regular(path, u64::MAX)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     if bytes > MAX_FILE_BYTES {
         return Err(NpyError::FileTooLarge {
             bytes,

@@ -33,6 +33,7 @@
 //! (trial, bin, neuron) of a bad value, or the CSV line and column. Bins past a trial's length
 //! are zeroed on reading.
 
+use benchtop_compute::files;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufWriter;
@@ -422,8 +423,10 @@ pub fn load_csv(path: &Path, bin_s: f64) -> Result<TrialSet, ComputeError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| file_error(path, format!("cannot open: {e}")))?;
+        .from_reader(std::io::Cursor::new(files::read_bytes(
+            path,
+            files::MAX_DATA_BYTES,
+        )?));
     let header = reader
         .headers()
         .map_err(|e| file_error(path, format!("cannot read the header: {e}")))?

@@ -2,6 +2,7 @@
 //! (teacher) tasks, and a user's CSV of inputs and targets. Items are columns: `x` is
 //! `n_in × P`, `y` is `n_out × P`.
 
+use benchtop_compute::files;
 use std::path::{Path, PathBuf};
 
 use benchtop_compute::ComputeError;
@@ -238,10 +239,13 @@ pub fn gaussian_task(
 pub fn read_csv(path: &Path) -> Result<Dataset, ComputeError> {
     let shown = path.display();
     let bad = |reason: String| ComputeError::invalid("data.file", format!("{shown}: {reason}"));
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| bad(format!("cannot read: {e}")))?;
+    let mut reader =
+        csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_reader(std::io::Cursor::new(
+                files::read_bytes(path, files::MAX_DATA_BYTES)
+                    .map_err(|e| ComputeError::invalid("data.file", e.to_string()))?,
+            ));
     let headers = reader
         .headers()
         .map_err(|e| bad(format!("line 1: {e}")))?

@@ -24,6 +24,7 @@ use crate::cohort::Group;
 use crate::dataset::{Dataset, SubjectRecord};
 use crate::matrix::Matrix;
 use benchtop_compute::ComputeError;
+use benchtop_compute::files;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -161,14 +162,14 @@ fn check_finite(path: &Path, series: &Matrix) -> Result<(), ComputeError> {
     Ok(())
 }
 
-fn csv_reader(path: &Path) -> Result<csv::Reader<std::fs::File>, ComputeError> {
-    csv::ReaderBuilder::new()
+fn csv_reader(path: &Path) -> Result<csv::Reader<std::io::Cursor<Vec<u8>>>, ComputeError> {
+    let bytes = files::read_bytes(path, files::MAX_DATA_BYTES)?;
+    Ok(csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .trim(csv::Trim::All)
         .comment(None)
-        .from_path(path)
-        .map_err(|e| file_error(path, format!("cannot open: {e}")))
+        .from_reader(std::io::Cursor::new(bytes)))
 }
 
 fn read_record(
@@ -306,6 +307,7 @@ fn mat_real(data: &matfile::NumericData) -> Option<Vec<f64>> {
 /// truncated file would look like one without variables; this walk tells them apart.
 fn mat_v5_problem(bytes: &[u8]) -> Option<String> {
     const HEADER: usize = 128;
+    const MI_MATRIX: u32 = 14;
     const MI_COMPRESSED: u32 = 15;
     if bytes.len() < HEADER {
         return Some(format!(
@@ -337,6 +339,15 @@ fn mat_v5_problem(bytes: &[u8]) -> Option<String> {
             ));
         }
         let (kind, size) = (word(at), word(at + 4) as usize);
+        // Only matrices (compressed or not) stand at the top level of a MAT file; the matfile
+        // parser prints any other element type on stdout, which would corrupt a command's
+        // JSON output, so such a file is refused here by name.
+        if kind != MI_MATRIX && kind != MI_COMPRESSED {
+            return Some(format!(
+                "element {element} at byte {at} is of MAT type {} (only matrices are read)",
+                kind & 0xffff
+            ));
+        }
         let body = if kind >> 16 != 0 {
             // Small data element: type and size share the first word, data the second.
             0
@@ -368,7 +379,7 @@ fn mat_version(bytes: &[u8]) -> Option<u16> {
 }
 
 fn read_mat_table(path: &Path) -> Result<Matrix, ComputeError> {
-    let bytes = std::fs::read(path).map_err(|e| file_error(path, format!("cannot read: {e}")))?;
+    let bytes = files::read_bytes(path, files::MAX_DATA_BYTES)?;
     if mat_version(&bytes) == Some(0x0200) {
         return Err(file_error(
             path,

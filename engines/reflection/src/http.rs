@@ -1,12 +1,28 @@
-//! A small blocking HTTP/1.1 client over `std::net` (plain `http://` only: meant for a model
-//! server on this machine or the local network, e.g. llama.cpp, vLLM or Ollama), and a tiny
-//! one-thread server for tests that answers chat completions with a scripted policy.
+//! The HTTP side of the language-model agent: endpoint addresses checked before anything is
+//! sent ([`Url`]), one POST with a total deadline and a bounded reply over ureq ([`post_json`]),
+//! and a tiny one-thread server for tests that answers chat completions with a scripted policy
+//! ([`MockServer`]).
+//!
+//! The server is someone else's: a reply larger than [`MAX_REPLY_BYTES`] is refused, a request
+//! that takes longer than its deadline (trickling bytes included) fails, redirects are not
+//! followed, and an error body is cut to [`MAX_ERROR_BODY_CHARS`] characters. Plain `http://`
+//! only (a model server on this machine or the local network: llama.cpp, vLLM, Ollama); no TLS
+//! in this build.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{TcpListener, TcpStream, ToSocketAddrs as _};
+use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
-/// A parsed `http://host:port/path` address.
+/// The largest reply read from an endpoint (bytes).
+pub const MAX_REPLY_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The longest piece of an error body quoted in a message (characters).
+pub const MAX_ERROR_BODY_CHARS: usize = 300;
+
+/// The longest endpoint address accepted (characters).
+const MAX_URL_CHARS: usize = 2048;
+
+/// A parsed and checked `http://host:port/path` address.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Url {
     /// Host name or address.
@@ -18,9 +34,24 @@ pub struct Url {
 }
 
 impl Url {
-    /// Parses an address; only `http://` is supported (no TLS in this client).
+    /// Parses and checks an address: `http://` only (no TLS in this client), a host, an optional
+    /// port, no user name or password, no control characters or spaces (they could inject
+    /// request headers), at most 2,048 characters.
     pub fn parse(url: &str) -> Result<Self, String> {
         let url = url.trim();
+        if url.len() > MAX_URL_CHARS {
+            return Err(format!(
+                "the endpoint address has {} characters; at most {MAX_URL_CHARS} are accepted",
+                url.len()
+            ));
+        }
+        if let Some(c) = url.chars().find(|c| c.is_control() || c.is_whitespace()) {
+            return Err(format!(
+                "`{}`: the endpoint address holds a control character or space ({:?})",
+                url.escape_debug(),
+                c
+            ));
+        }
         if url.starts_with("https://") {
             return Err(format!(
                 "`{url}`: https is not supported by the built-in client; use a local http:// \
@@ -30,10 +61,21 @@ impl Url {
         let Some(rest) = url.strip_prefix("http://") else {
             return Err(format!("`{url}`: the endpoint must start with http://"));
         };
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], rest[i..].to_owned()),
+        let (authority, path) = match rest.find(['/', '?', '#']) {
+            Some(i) if rest[i..].starts_with('/') => (&rest[..i], rest[i..].to_owned()),
+            Some(_) => {
+                return Err(format!(
+                    "`{url}`: the address needs a path before `?` or `#`"
+                ));
+            }
             None => (rest, "/".to_owned()),
         };
+        if authority.contains('@') {
+            return Err(format!(
+                "`{url}`: a user name or password in the address is refused (the key comes \
+                 from BENCHTOP_LLM_API_KEY)"
+            ));
+        }
         let (host, port) = match authority.rsplit_once(':') {
             Some((h, p)) => {
                 let port = p
@@ -48,94 +90,76 @@ impl Url {
         }
         Ok(Self { host, port, path })
     }
+
+    /// `host:port`: what the user approves to receive the key.
+    pub fn origin(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// The address as text.
+    pub fn text(&self) -> String {
+        format!("http://{}:{}{}", self.host, self.port, self.path)
+    }
 }
 
-/// POSTs `body` (JSON) to `url` and returns (status, response body).
+/// `text` cut to [`MAX_ERROR_BODY_CHARS`] characters (with how much was left out).
+pub fn cut(text: &str) -> String {
+    let text = text.trim();
+    let count = text.chars().count();
+    if count <= MAX_ERROR_BODY_CHARS {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(MAX_ERROR_BODY_CHARS).collect();
+    format!("{head}… ({} more characters)", count - MAX_ERROR_BODY_CHARS)
+}
+
+/// POSTs `body` (JSON) to `url` with `bearer` as the key, and returns (status, reply body).
+/// The whole exchange (connecting, sending, reading) must finish within `deadline`; the reply
+/// is at most [`MAX_REPLY_BYTES`]; redirects are returned as their status, not followed.
 pub fn post_json(
     url: &Url,
     bearer: Option<&str>,
     body: &str,
-    timeout: Duration,
+    deadline: Duration,
 ) -> Result<(u16, String), String> {
-    let addr = (url.host.as_str(), url.port)
-        .to_socket_addrs()
-        .map_err(|e| format!("{}:{}: {e}", url.host, url.port))?
-        .next()
-        .ok_or_else(|| format!("{}: no address", url.host))?;
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)
-        .map_err(|e| format!("cannot connect to {}:{}: {e}", url.host, url.port))?;
-    stream
-        .set_read_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
-    stream
-        .set_write_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
-    let auth = bearer
-        .map(|k| format!("Authorization: Bearer {k}\r\n"))
-        .unwrap_or_default();
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nAccept: \
-         application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        url.path,
-        url.host,
-        url.port,
-        body.len()
-    );
-    stream
-        .write_all(head.as_bytes())
-        .map_err(|e| e.to_string())?;
-    stream
-        .write_all(body.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let mut reader = BufReader::new(stream);
-    let mut status_line = String::new();
-    reader
-        .read_line(&mut status_line)
-        .map_err(|e| format!("reading the reply: {e}"))?;
-    let status = status_line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse::<u16>().ok())
-        .ok_or_else(|| format!("not an HTTP reply: `{}`", status_line.trim()))?;
-    let mut length: Option<usize> = None;
-    let mut chunked = false;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).map_err(|e| e.to_string())?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            let k = k.trim().to_ascii_lowercase();
-            if k == "content-length" {
-                length = v.trim().parse().ok();
-            } else if k == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked") {
-                chunked = true;
-            }
-        }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(deadline))
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut request = agent
+        .post(url.text())
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json");
+    if let Some(key) = bearer {
+        request = request.header("Authorization", format!("Bearer {key}"));
     }
-    let mut bytes = Vec::new();
-    if chunked {
-        loop {
-            let mut size = String::new();
-            reader.read_line(&mut size).map_err(|e| e.to_string())?;
-            let n = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
-                .map_err(|_| format!("bad chunk size `{}`", size.trim()))?;
-            if n == 0 {
-                break;
-            }
-            let mut chunk = vec![0; n + 2];
-            reader.read_exact(&mut chunk).map_err(|e| e.to_string())?;
-            bytes.extend_from_slice(&chunk[..n]);
+    let place = url.origin();
+    let mut response = request.send(body).map_err(|e| describe(&place, &e))?;
+    let status = response.status().as_u16();
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_REPLY_BYTES)
+        .lossy_utf8(true)
+        .read_to_string()
+        .map_err(|e| describe(&place, &e))?;
+    Ok((status, text))
+}
+
+/// A transport error in words, naming the endpoint.
+fn describe(place: &str, error: &ureq::Error) -> String {
+    match error {
+        ureq::Error::Timeout(_) => {
+            format!("{place}: no complete reply within the deadline (llm.timeout_s)")
         }
-    } else if let Some(n) = length {
-        bytes.resize(n, 0);
-        reader.read_exact(&mut bytes).map_err(|e| e.to_string())?;
-    } else {
-        reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+        ureq::Error::BodyExceedsLimit(_) => format!(
+            "{place}: the reply is larger than {} MiB; refused",
+            MAX_REPLY_BYTES / (1024 * 1024)
+        ),
+        other => format!("{place}: {}", cut(&other.to_string())),
     }
-    Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// A chat message as the protocol carries it.

@@ -11,7 +11,8 @@
 //! * [`score`]: the seven scorers.
 //! * [`tfidf`]: the local sentence similarity of the oddball scorer.
 //! * [`agents`]: the scripted agents.
-//! * [`llm`] and [`http`]: the language-model agent and its small HTTP client.
+//! * [`llm`] and [`http`]: the language-model agent and its bounded HTTP client (ureq).
+//! * [`trust`]: which endpoints may receive the API key, and its redaction from all output.
 //! * [`run`]: sessions, the agent × task table and summary statistics.
 //! * [`bench`]: the `benchtop bench reflection` workload.
 
@@ -25,6 +26,7 @@ pub mod score;
 pub mod session;
 pub mod task;
 pub mod tfidf;
+pub mod trust;
 
 #[cfg(test)]
 mod tests;

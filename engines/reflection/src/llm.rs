@@ -15,6 +15,7 @@ use crate::agents::Agent;
 use crate::http::{self, Message, Url};
 use crate::session::{Answer, Turn, options};
 use crate::task::{Settings, Task};
+use crate::trust;
 
 /// How the subject is asked to answer (the paper's three output strategies).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,7 +62,7 @@ pub struct LlmConfig {
     pub strategy: Strategy,
     /// Ask the endpoint to extract the answer when the rule extractor finds none.
     pub llm_extractor: bool,
-    /// Seconds to wait for one reply.
+    /// Seconds one request may take in all (connecting, sending, reading the reply), 1 to 3600.
     pub timeout_s: f64,
 }
 
@@ -94,6 +95,27 @@ impl LlmConfig {
         fill(&mut self.model, "BENCHTOP_LLM_MODEL");
         fill(&mut self.api_key, "BENCHTOP_LLM_API_KEY");
         self
+    }
+
+    /// Checks the numbers a project file may set (the text fields are checked by
+    /// [`LlmConfig::chat_url`]).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.timeout_s.is_finite() && (1.0..=3600.0).contains(&self.timeout_s)) {
+            return Err(format!(
+                "llm.timeout_s = {}: choose 1 to 3600 seconds",
+                self.timeout_s
+            ));
+        }
+        if !(self.temperature.is_finite() && (0.0..=2.0).contains(&self.temperature)) {
+            return Err(format!(
+                "llm.temperature = {}: choose 0 to 2",
+                self.temperature
+            ));
+        }
+        if self.model.len() > 256 || self.model.chars().any(char::is_control) {
+            return Err("llm.model: at most 256 characters, no control characters".to_owned());
+        }
+        Ok(())
     }
 
     /// The chat-completions address.
@@ -235,6 +257,10 @@ pub fn extract(task: Task, reply: &str) -> Option<usize> {
     best.map(|(_, _, i)| i)
 }
 
+/// The most characters of conversation sent with one request; older exchanges are dropped
+/// first (a reply that grows without bound cannot grow every later request with it).
+pub const MAX_CONVERSATION_CHARS: usize = 256 * 1024;
+
 /// One exchange in a transcript.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
@@ -267,10 +293,34 @@ pub struct LlmAgent {
 }
 
 impl LlmAgent {
-    /// The agent for `config` (fills blanks from the environment); fails on a bad endpoint.
+    /// The agent for `config` (blanks filled from the environment). An endpoint named in
+    /// `config` (a project's) is contacted only when the user approved its `host:port`
+    /// ([`trust`]); one from `BENCHTOP_LLM_ENDPOINT` is the user's own.
     pub fn new(config: LlmConfig) -> Result<Self, String> {
+        Self::build(config, false)
+    }
+
+    /// The agent for an endpoint the user typed (e.g. `benchtop reflect --endpoint URL`).
+    pub fn with_typed_endpoint(config: LlmConfig) -> Result<Self, String> {
+        Self::build(config, true)
+    }
+
+    fn build(config: LlmConfig, typed: bool) -> Result<Self, String> {
+        config.validate()?;
+        let from_environment = config.endpoint.trim().is_empty();
         let config = config.with_env();
         let url = config.chat_url()?;
+        if !(typed || from_environment || trust::is_approved(&url.origin())) {
+            return Err(format!(
+                "the endpoint {} is named by the project, and Benchtop contacts an endpoint \
+                 (with BENCHTOP_LLM_API_KEY) only once you approve it: press \"Approve\" in the \
+                 panel's Language model tab, run `benchtop reflect --approve {}`, or add {} to \
+                 BENCHTOP_LLM_APPROVED_HOSTS",
+                url.text(),
+                url.text(),
+                url.origin()
+            ));
+        }
         Ok(Self {
             config,
             url,
@@ -282,6 +332,11 @@ impl LlmAgent {
         })
     }
 
+    /// `text` without the API key.
+    fn clean(&self, text: &str) -> String {
+        trust::redact(text, &self.config.api_key)
+    }
+
     fn complete(&self, messages: &[Message], temperature: f64) -> Result<String, String> {
         let body = serde_json::json!({
             "model": self.config.model,
@@ -289,17 +344,39 @@ impl LlmAgent {
             "temperature": temperature,
         });
         let key = Some(self.config.api_key.as_str()).filter(|k| !k.is_empty());
-        let timeout = Duration::from_secs_f64(self.config.timeout_s.max(1.0));
-        let (status, text) = http::post_json(&self.url, key, &body.to_string(), timeout)?;
+        let deadline = Duration::from_secs_f64(self.config.timeout_s.clamp(1.0, 3600.0));
+        let (status, text) = http::post_json(&self.url, key, &body.to_string(), deadline)
+            .map_err(|e| self.clean(&e))?;
         if status != 200 {
-            return Err(format!("endpoint answered HTTP {status}: {}", text.trim()));
+            return Err(self.clean(&format!(
+                "endpoint answered HTTP {status}: {}",
+                http::cut(&text)
+            )));
         }
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| format!("endpoint reply is not JSON ({e}): {}", text.trim()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            self.clean(&format!(
+                "endpoint reply is not JSON ({e}): {}",
+                http::cut(&text)
+            ))
+        })?;
         v["choices"][0]["message"]["content"]
             .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("endpoint reply has no choices[0].message.content: {text}"))
+            .map(|reply| self.clean(reply))
+            .ok_or_else(|| {
+                self.clean(&format!(
+                    "endpoint reply has no choices[0].message.content: {}",
+                    http::cut(&text)
+                ))
+            })
+    }
+
+    /// Drops the oldest exchanges (never the system prompt) until the conversation sent with
+    /// each request holds at most [`MAX_CONVERSATION_CHARS`] characters.
+    fn bound_conversation(&mut self) {
+        let size = |m: &Vec<Message>| m.iter().map(|x| x.content.len()).sum::<usize>();
+        while self.conversation.len() > 2 && size(&self.conversation) > MAX_CONVERSATION_CHARS {
+            self.conversation.remove(1);
+        }
     }
 
     /// The transcript as JSON.
@@ -338,6 +415,7 @@ impl Agent for LlmAgent {
             role: "user".into(),
             content: prompt.clone(),
         });
+        self.bound_conversation();
         let reply = self.complete(&self.conversation, self.config.temperature)?;
         self.conversation.push(Message {
             role: "assistant".into(),

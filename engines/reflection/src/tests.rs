@@ -316,6 +316,7 @@ mod reflection_tests {
 
     fn llm_score(policy: fn(&[Message]) -> String, task: Task, session: usize) -> (f64, LlmAgent) {
         let server = MockServer::start(policy).unwrap();
+        crate::trust::approve_for_session(&Url::parse(&server.url).unwrap().origin());
         let cfg = LlmConfig {
             endpoint: server.url.clone(),
             model: "scripted".into(),
@@ -360,6 +361,7 @@ mod reflection_tests {
             timeout_s: 2.0,
             ..LlmConfig::default()
         };
+        crate::trust::approve_for_session("127.0.0.1:9");
         let mut agent = LlmAgent::new(cfg).unwrap();
         let err = play(&mut agent, Task::Reversal, &Settings::default(), 0, 1).unwrap_err();
         assert!(err.contains("127.0.0.1:9"), "{err}");
@@ -428,5 +430,234 @@ mod reflection_tests {
         .unwrap();
         assert_eq!(r.score_checksum, again.score_checksum);
         assert!(r.score_checksum > 0.0);
+    }
+
+    /// A raw server on 127.0.0.1 for one connection: reads the request (head and body), hands
+    /// its text to `respond`, and writes what `respond` returns, `pause` between its chunks.
+    /// Returns the base URL and the thread, which yields the request text.
+    fn raw_server(
+        respond: fn(&str) -> Vec<Vec<u8>>,
+        pause: std::time::Duration,
+    ) -> (String, std::thread::JoinHandle<String>) {
+        use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let handle = std::thread::Builder::new()
+            .name("hostile-endpoint".into())
+            .spawn(move || {
+                let (stream, _) = listener.accept().unwrap();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request = String::new();
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    request.push_str(&line);
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                request.push_str(&String::from_utf8_lossy(&body));
+                let mut out = stream;
+                for chunk in respond(&request) {
+                    if out.write_all(&chunk).and_then(|()| out.flush()).is_err() {
+                        break;
+                    }
+                    std::thread::sleep(pause);
+                }
+                request
+            })
+            .unwrap();
+        (url, handle)
+    }
+
+    /// An approved agent for `url` with a key and a deadline.
+    fn hostile_agent(url: &str, key: &str, timeout_s: f64) -> LlmAgent {
+        crate::trust::approve_for_session(&Url::parse(url).unwrap().origin());
+        LlmAgent::new(LlmConfig {
+            endpoint: url.into(),
+            model: "m".into(),
+            api_key: key.into(),
+            timeout_s,
+            ..LlmConfig::default()
+        })
+        .unwrap()
+    }
+
+    /// The agent's answer to the first turn of a reversal session (one request).
+    fn one_turn(agent: &mut LlmAgent) -> Result<Answer, String> {
+        let settings = Settings::default();
+        agent.begin(Task::Reversal, &settings, 0)?;
+        let turn = Session::new(Task::Reversal, &settings, 1)
+            .turn()
+            .ok_or("no turn")?;
+        agent.answer(&turn)
+    }
+
+    #[test]
+    fn reflection_a_project_endpoint_is_not_contacted_until_approved() {
+        let cfg = LlmConfig {
+            endpoint: "http://not-approved.invalid:8123/v1".into(),
+            ..LlmConfig::default()
+        };
+        let error = LlmAgent::new(cfg.clone()).map(|_| ()).unwrap_err();
+        assert!(
+            error.contains("not-approved.invalid:8123") && error.contains("approve"),
+            "{error}"
+        );
+        // The same endpoint typed by the user is theirs.
+        assert!(LlmAgent::with_typed_endpoint(cfg).is_ok());
+    }
+
+    #[test]
+    fn reflection_the_key_never_leaves_in_errors_or_replies() {
+        let key = "sk-benchtop-test-key-42";
+        // A server that echoes the request (headers included) in a 401 body.
+        let (url, server) = raw_server(
+            |request| {
+                let body = format!("unauthorised; you sent:\n{request}");
+                vec![
+                    format!(
+                        "HTTP/1.1 401 Unauthorized\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .into_bytes(),
+                ]
+            },
+            std::time::Duration::ZERO,
+        );
+        let mut agent = hostile_agent(&url, key, 10.0);
+        let error = one_turn(&mut agent).unwrap_err();
+        let request = server.join().unwrap();
+        assert!(
+            request.contains(key),
+            "the approved endpoint did get the key"
+        );
+        assert!(error.contains("401") && !error.contains(key), "{error}");
+        // A reply that echoes the key is redacted in the answer and the transcript.
+        let (url, _server) = raw_server(
+            |request| {
+                let echoed = request
+                    .lines()
+                    .find(|l| l.to_ascii_lowercase().starts_with("authorization"))
+                    .unwrap_or_default()
+                    .to_owned();
+                let body = serde_json::json!({"choices": [{"message": {"content":
+                    format!("right arm ({echoed})")}}]})
+                .to_string();
+                vec![
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .into_bytes(),
+                ]
+            },
+            std::time::Duration::ZERO,
+        );
+        let mut agent = hostile_agent(&url, key, 10.0);
+        let answer = one_turn(&mut agent).unwrap();
+        assert!(!answer.text.contains(key) && answer.text.contains(crate::trust::REDACTED));
+        assert!(!agent.transcript_json().contains(key));
+    }
+
+    #[test]
+    fn reflection_hostile_replies_fail_cleanly_within_the_deadline() {
+        // A length of 10^15 bytes: refused, not allocated.
+        let (url, _s) = raw_server(
+            |_| vec![b"HTTP/1.1 200 OK\r\nContent-Length: 1000000000000000\r\n\r\n{".to_vec()],
+            std::time::Duration::ZERO,
+        );
+        let error = one_turn(&mut hostile_agent(&url, "", 5.0)).unwrap_err();
+        assert!(error.contains("127.0.0.1"), "{error}");
+        // A chunk size of 2^64 − 1.
+        let (url, _s) = raw_server(
+            |_| {
+                vec![
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n{"
+                        .to_vec(),
+                ]
+            },
+            std::time::Duration::ZERO,
+        );
+        assert!(one_turn(&mut hostile_agent(&url, "", 5.0)).is_err());
+        // 5 MB of reply: more than the limit.
+        let (url, _s) = raw_server(
+            |_| {
+                let n = 5 * 1024 * 1024;
+                let mut reply =
+                    format!("HTTP/1.1 200 OK\r\nContent-Length: {n}\r\n\r\n").into_bytes();
+                reply.extend(std::iter::repeat_n(b'x', n));
+                vec![reply]
+            },
+            std::time::Duration::ZERO,
+        );
+        let error = one_turn(&mut hostile_agent(&url, "", 10.0)).unwrap_err();
+        assert!(error.contains("larger than"), "{error}");
+        // One byte every 0.4 s: the 2 s deadline ends it.
+        let (url, _s) = raw_server(
+            |_| {
+                b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+                    .iter()
+                    .map(|b| vec![*b])
+                    .collect()
+            },
+            std::time::Duration::from_millis(400),
+        );
+        let started = std::time::Instant::now();
+        let error = one_turn(&mut hostile_agent(&url, "", 2.0)).unwrap_err();
+        assert!(started.elapsed().as_secs_f64() < 8.0, "{error}");
+        assert!(error.contains("deadline"), "{error}");
+        // A 1 MB error body is quoted in a few hundred characters.
+        let (url, _s) = raw_server(
+            |_| {
+                let body = "e".repeat(1_000_000);
+                vec![
+                    format!(
+                        "HTTP/1.1 500 Oops\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .into_bytes(),
+                ]
+            },
+            std::time::Duration::ZERO,
+        );
+        let error = one_turn(&mut hostile_agent(&url, "", 10.0)).unwrap_err();
+        assert!(
+            error.len() < 1000 && error.contains("more characters"),
+            "{}",
+            error.len()
+        );
+    }
+
+    #[test]
+    fn reflection_endpoints_and_deadlines_are_checked_before_sending() {
+        assert!(
+            Url::parse("http://h:1/v1\r\nX-Injected: 1")
+                .unwrap_err()
+                .contains("control")
+        );
+        assert!(
+            Url::parse("http://user:pw@h:1/v1")
+                .unwrap_err()
+                .contains("password")
+        );
+        for timeout_s in [f64::INFINITY, f64::NAN, 1e30, 0.0] {
+            let error = LlmAgent::with_typed_endpoint(LlmConfig {
+                endpoint: "http://127.0.0.1:9/v1".into(),
+                timeout_s,
+                ..LlmConfig::default()
+            })
+            .map(|_| ())
+            .unwrap_err();
+            assert!(error.contains("llm.timeout_s"), "{error}");
+        }
     }
 }

@@ -20,6 +20,7 @@
 //! A field with missing values or NaNs is rejected: the spectral transform needs a complete
 //! field. Every error names the file and, where there is one, the variable.
 
+use benchtop_compute::files;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -137,8 +138,8 @@ pub enum FileFormat {
 pub fn detect_format(path: &Path) -> Result<FileFormat, ComputeError> {
     use std::io::Read as _;
     let mut head = [0_u8; 8];
-    let mut file = std::fs::File::open(path)
-        .map_err(|error| data_error(path, None, format!("cannot open: {error}")))?;
+    // A FIFO or folder is refused here, before NetCDF or the NPY reader open it.
+    let (mut file, _) = files::open_regular(path, u64::MAX)?;
     let read = file
         .read(&mut head)
         .map_err(|error| data_error(path, None, format!("cannot read: {error}")))?;

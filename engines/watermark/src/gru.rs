@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use benchtop_compute::cache;
 use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::threads::single_threaded;
 use benchtop_compute::{CancelToken, ComputeError, Progress};
@@ -77,6 +78,9 @@ const I_HEAD_B: usize = 6;
 
 /// Longest inference window accepted.
 pub const MAX_WINDOW: usize = 64;
+
+/// The largest weights file read (bytes).
+pub const MAX_WEIGHTS_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Window of a file that does not say (no `config` tensor).
 pub const DEFAULT_WINDOW: usize = 16;
@@ -510,8 +514,21 @@ impl GruModel {
         let bad = |what: String| {
             ComputeError::invalid("weights_file", format!("{}: {what}", path.display()))
         };
+        // A regular file of a bounded size (a FIFO or a huge file is refused before reading).
+        benchtop_compute::files::open_regular(path, MAX_WEIGHTS_BYTES)
+            .map_err(|e| ComputeError::invalid("weights_file", e.to_string()))?;
         let tensors = candle_core::safetensors::load(path, &Device::Cpu)
             .map_err(|e| bad(format!("cannot read it as safetensors ({e})")))?;
+        // Weights are floating point: an integer tensor is refused by name.
+        if let Some((name, t)) = tensors
+            .iter()
+            .find(|(name, t)| name.as_str() != CONFIG && !t.dtype().is_float())
+        {
+            return Err(bad(format!(
+                "tensor `{name}` is {:?}; weights must be f32, f16, bf16 or f64",
+                t.dtype()
+            )));
+        }
         let get = |name: &str| {
             tensors.get(name).ok_or_else(|| {
                 bad(format!(
@@ -536,8 +553,16 @@ impl GruModel {
             }
         };
         if vocab != words.len() {
+            // The panel's vocabulary is a multiple of 16 (equal colour lists): advise only a
+            // size it accepts.
+            let advice = if vocab % 16 == 0 && vocab >= 16 {
+                format!("set the vocabulary to {vocab}")
+            } else {
+                "these weights cannot be used here: the vocabulary must be a multiple of 16"
+                    .to_owned()
+            };
             return Err(bad(format!(
-                "tensor `{EMBEDDING}` has {vocab} rows but the vocabulary has {} tokens (set the vocabulary to {vocab})",
+                "tensor `{EMBEDDING}` has {vocab} rows but the vocabulary has {} tokens ({advice})",
                 words.len()
             )));
         }
@@ -549,6 +574,12 @@ impl GruModel {
                 )));
             }
         };
+        // The sizes training accepts: a larger model would take minutes per word.
+        if !(1..=1024).contains(&embedding) || !(1..=1024).contains(&hidden) {
+            return Err(bad(format!(
+                "embedding {embedding} and hidden {hidden}: each must be 1 to 1024"
+            )));
+        }
         let mut arch = GruArch {
             vocab,
             embedding,
@@ -796,7 +827,8 @@ impl GruSource {
 }
 
 /// The model for `stream`, `words`, `config` and `seed`: loaded from `cache_dir` when a file
-/// for the same inputs is there, otherwise trained ([`train`]) and saved there; it reads
+/// for the same inputs is there and verified (a regular file with the hash its writer
+/// recorded), otherwise trained ([`train`]) and saved there; it reads
 /// `config.window` tokens. A cache file that cannot be written is not an error (the source says
 /// `saved: None`); one that cannot be read is trained again.
 pub fn trained_or_cached(
@@ -811,7 +843,8 @@ pub fn trained_or_cached(
     config.validate()?;
     let arch = config.arch(words.len());
     let path = cache_dir.map(|d| cache_path(d, stream, words.len(), config, seed));
-    if let Some(p) = path.as_ref().filter(|p| p.is_file())
+    // Only a file this user's own run wrote and sealed is used (see `benchtop_compute::cache`).
+    if let Some(p) = path.as_ref().filter(|p| cache::verified(p))
         && let Ok(model) = GruModel::load(p, Arc::clone(&words))
         && let Ok(model) = model.with_window(config.window)
         && model.arch == arch
@@ -824,6 +857,7 @@ pub fn trained_or_cached(
         p.parent()
             .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
             && model.save(p).is_ok()
+            && cache::seal(p).is_ok()
     });
     Ok((model, GruSource::Trained { saved }))
 }
@@ -1066,6 +1100,47 @@ mod tests {
             first.file().unwrap(),
             "the window is not"
         );
+    }
+
+    #[test]
+    fn planted_weights_in_the_cache_are_not_used() {
+        let (train_s, _, words) = data();
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = GruConfig {
+            epochs: 1,
+            ..tiny()
+        };
+        let s = &train_s[..2_000];
+        let go = |seed| {
+            trained_or_cached(
+                s,
+                Arc::clone(&words),
+                &cfg,
+                seed,
+                Some(dir.path()),
+                &Progress::new(),
+                &CancelToken::new(),
+            )
+            .unwrap()
+        };
+        // Another model's weights copied over seed 9's cache file (without its recorded hash):
+        // seed 9 is trained again, not loaded.
+        let (_, other) = go(10);
+        let planted = cache_path(dir.path(), s, 64, &cfg, 9);
+        std::fs::copy(other.file().unwrap(), &planted).unwrap();
+        let (_, source) = go(9);
+        assert!(matches!(source, GruSource::Trained { .. }), "{source:?}");
+        // A link planted at the name is replaced, its target never written.
+        let target = dir.path().join("target");
+        std::fs::write(&target, b"not a model").unwrap();
+        let seed_11 = cache_path(dir.path(), s, 64, &cfg, 11);
+        std::os::unix::fs::symlink(&target, &seed_11).unwrap();
+        let (_, source) = go(11);
+        assert!(
+            matches!(source, GruSource::Trained { saved: Some(_) }),
+            "{source:?}"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"not a model");
     }
 
     #[test]

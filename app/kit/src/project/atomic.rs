@@ -56,7 +56,7 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
 }
 
 /// `path` with symbolic links followed (up to 32), so that writing replaces the link's target.
-fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..32 {
         match std::fs::symlink_metadata(&current) {

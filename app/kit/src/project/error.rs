@@ -29,6 +29,14 @@ pub enum ProjectError {
         /// The key path (e.g. `panels[0].state`), when known.
         key: Option<String>,
     },
+    /// The text does not begin as a project does.
+    #[error("{path}: this is not a Benchtop project file (expected it to begin with `(format_version: …`): {detail}", path = path.display())]
+    NotAProject {
+        /// The file.
+        path: PathBuf,
+        /// What the parser found, with line and column.
+        detail: String,
+    },
     /// The file was written by a newer Benchtop.
     #[error("{path}: written in project format {found}, but this Benchtop reads format {supported} or older; update Benchtop to open it", path = path.display())]
     NewerFormat {

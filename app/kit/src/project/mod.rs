@@ -144,19 +144,52 @@ struct Header {
 
 /// The sidecar holding the arrays of the project file at `path`, as the file names it.
 pub fn saved_sidecar(path: &Path) -> Result<Sidecar, ProjectError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ProjectError::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
+    let text = read_project_text(path)?;
     let header = Header::parse(without_bom(&text), path)?;
     check_sidecar_folder(header.sidecar_folder.as_deref(), path)?;
     Ok(sidecar_of(path, header.sidecar_folder.as_deref()))
 }
 
 impl Header {
+    /// The header of project text; text that is not a RON struct at all (another kind of file,
+    /// a garbled start) says it is not a project, instead of naming an internal type.
     fn parse(text: &str, path: &Path) -> Result<Self, ProjectError> {
-        ron::from_str(text).map_err(|error| ProjectError::syntax(path, &error, None))
+        ron::from_str(text).map_err(|error| {
+            let starts_as_project = text
+                .lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty() && !line.starts_with("//"))
+                .is_some_and(|line| line.starts_with('('));
+            if starts_as_project {
+                ProjectError::syntax(path, &error, None)
+            } else {
+                ProjectError::NotAProject {
+                    path: path.to_path_buf(),
+                    detail: format!(
+                        "line {}, column {}",
+                        error.span.start.line, error.span.start.col
+                    ),
+                }
+            }
+        })
     }
+}
+
+/// The largest project file read (its arrays live in the sidecar).
+pub const MAX_PROJECT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The text of the project file `path`: a regular file (a FIFO is refused rather than waited
+/// on) of at most [`MAX_PROJECT_BYTES`].
+fn read_project_text(path: &Path) -> Result<String, ProjectError> {
+    benchtop_compute::files::read_text(path, MAX_PROJECT_BYTES).map_err(|error| ProjectError::Io {
+        path: path.to_path_buf(),
+        error: std::io::Error::other(
+            error
+                .to_string()
+                .trim_start_matches(&format!("{}: ", path.display()))
+                .to_owned(),
+        ),
+    })
 }
 
 /// The text after a byte-order mark (some editors on Windows write one).
@@ -209,10 +242,7 @@ impl<S: Serialize + serde::de::DeserializeOwned> ProjectDoc<S> {
 
     /// Reads and parses a project file.
     pub fn load(path: &Path) -> Result<Self, ProjectError> {
-        let text = std::fs::read_to_string(path).map_err(|error| ProjectError::Io {
-            path: path.to_path_buf(),
-            error,
-        })?;
+        let text = read_project_text(path)?;
         Self::parse(&text, path)
     }
 
@@ -253,6 +283,10 @@ fn migrate<S>(mut doc: ProjectDoc<S>) -> ProjectDoc<S> {
 
 /// The sidecar folder of a project file: `dir/name.ron` → `dir/name.data`.
 pub fn sidecar_dir(project_path: &Path) -> PathBuf {
+    // Through a symbolic link the project file is its target (writes replace the target), so
+    // its arrays lie beside the target too, whether it is opened or saved through the link.
+    let project_path =
+        &atomic::resolve_links(project_path).unwrap_or_else(|_| project_path.to_path_buf());
     let stem = project_path
         .file_stem()
         .map_or_else(|| "project".into(), |s| s.to_os_string());

@@ -94,14 +94,23 @@ impl Sidecar {
             "`{file}` is not a file name inside the sidecar folder {}",
             self.dir.display()
         );
-        Ok(self.dir.join(file))
+        let path = self.dir.join(file);
+        // An entry that is a link could read another project's (or any) file.
+        anyhow::ensure!(
+            !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()),
+            "{}: a symbolic link in the sidecar folder is refused",
+            path.display()
+        );
+        Ok(path)
     }
 
     /// Reads the text file `file`.
     pub fn read_text(&self, file: &str) -> anyhow::Result<String> {
         let path = self.entry(file)?;
-        std::fs::read_to_string(&path)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+        Ok(benchtop_compute::files::read_text(
+            &path,
+            benchtop_compute::files::MAX_DATA_BYTES,
+        )?)
     }
 
     fn write(

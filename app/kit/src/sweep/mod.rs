@@ -284,6 +284,14 @@ impl SweepDoc {
                 self.name
             ));
         }
+        if let [first, second] = self.axes.as_slice()
+            && first.param == second.param
+        {
+            return Err(format!(
+                "sweep `{}`: both axes vary `{}`; choose two different parameters",
+                self.name, first.param
+            ));
+        }
         for axis in &self.axes {
             let Some(param) = support.params.iter().find(|p| p.key == axis.param) else {
                 return Err(format!(
@@ -299,6 +307,17 @@ impl SweepDoc {
                 return Err(format!(
                     "sweep `{}`: `{}` = {bad} is outside [{}, {}]",
                     self.name, axis.param, param.min, param.max
+                ));
+            }
+            // A whole-number parameter would compute with the value rounded while the table
+            // reported it unrounded.
+            if param.integer
+                && let Some(bad) = values.iter().find(|v| v.fract() != 0.0)
+            {
+                return Err(format!(
+                    "sweep `{}`: `{}` takes whole numbers, and {bad} is not one (list whole \
+                     numbers, or choose a range whose points are whole)",
+                    self.name, axis.param
                 ));
             }
         }

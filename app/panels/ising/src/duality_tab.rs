@@ -99,13 +99,16 @@ impl ResidualGrid {
                 "K̃ range must satisfy min ≤ max",
             ));
         }
-        if !(1..=64).contains(&self.dual_beta_count)
-            || !(1..=64).contains(&self.dual_plaquette_count)
-        {
-            return Err(ComputeError::invalid(
-                "dual_beta_count",
-                "use 1 to 64 points along each axis",
-            ));
+        for (key, count) in [
+            ("dual_beta_count", self.dual_beta_count),
+            ("dual_plaquette_count", self.dual_plaquette_count),
+        ] {
+            if !(1..=64).contains(&count) {
+                return Err(ComputeError::invalid(
+                    key,
+                    format!("{count} points: use 1 to 64 points along each axis"),
+                ));
+            }
         }
         Ok(())
     }

@@ -75,7 +75,7 @@ pub fn props(input: &Path, out: &Path) -> anyhow::Result<()> {
         .enumerate()
         .filter_map(|(i, r)| r.as_ref().err().map(|e| (i + 1, e)))
         .collect();
-    eprintln!(
+    benchtop_kit::note!(
         "{}: {} molecules, {} invalid; written to {}",
         input.display(),
         smiles.len(),
@@ -83,10 +83,10 @@ pub fn props(input: &Path, out: &Path) -> anyhow::Result<()> {
         out.display()
     );
     for (row, error) in invalid.iter().take(REPORTED_ERRORS) {
-        eprintln!("row {row}: {error}");
+        benchtop_kit::note!("row {row}: {error}");
     }
     if invalid.len() > REPORTED_ERRORS {
-        eprintln!(
+        benchtop_kit::note!(
             "… and {} more invalid rows (see the `error` column)",
             invalid.len() - REPORTED_ERRORS
         );

@@ -1,7 +1,7 @@
 //! `benchtop bench reflection`: the panel's benchmark entry (options, and the engine's real code
 //! path timed with the run's own observables).
 
-use benchtop_kit::cli::{BenchEntry, run_bench};
+use benchtop_kit::cli::{BenchEntry, run_bench, within};
 use clap::Parser;
 
 /// The panel's `benchtop bench` entries.
@@ -31,6 +31,9 @@ pub struct ReflectionBench {
 
 /// The Reflection-Bench benchmark: `ms_score`, `us_per_session`, `score_checksum`, `ms_table`.
 pub fn reflection(options: &ReflectionBench) -> anyhow::Result<serde_json::Value> {
+    within("--sessions", options.sessions, 1..=1_000_000)?;
+    within("--trials", options.trials, 2..=10_000)?;
+    within("--repeats", options.repeats, 1..=100)?;
     let report = benchtop_reflection::bench::run(&benchtop_reflection::bench::BenchParams {
         sessions: options.sessions,
         trials: options.trials,

@@ -9,7 +9,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use benchtop_kit::cli::{CommandEntry, run_command};
+use benchtop_reflection::http::Url;
 use benchtop_reflection::run::{play, tabulate};
+use benchtop_reflection::trust;
 use benchtop_reflection::{
     Agent, LlmAgent, LlmConfig, Scripted, ScriptedAgent, Settings, Strategy, Task,
 };
@@ -52,10 +54,28 @@ pub struct ReflectArgs {
     /// Write the transcript (the model's exchanges, or a scripted agent's trial records).
     #[arg(long)]
     pub transcript: Option<PathBuf>,
+    /// Approve an endpoint's host:port to receive BENCHTOP_LLM_API_KEY from projects that name
+    /// it (remembered in the user's approvals file), then stop.
+    #[arg(long, value_name = "URL")]
+    pub approve: Option<String>,
+    /// Seconds one request to the endpoint may take in all (1 to 3600).
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout_s: f64,
 }
 
 /// Runs the sessions and prints the JSON object.
 pub fn reflect(args: &ReflectArgs) -> anyhow::Result<()> {
+    if let Some(url) = &args.approve {
+        let url = Url::parse(url).map_err(|e| anyhow::anyhow!("--approve: {e}"))?;
+        let file = trust::approve_and_remember(&url.origin())
+            .map_err(|e| anyhow::anyhow!("--approve: {e}"))?;
+        benchtop_kit::note!(
+            "{} may now receive BENCHTOP_LLM_API_KEY (listed in {})",
+            url.origin(),
+            file.display()
+        );
+        return Ok(());
+    }
     let tasks: Vec<Task> = if args.task == "all" {
         Task::ALL.to_vec()
     } else {
@@ -83,9 +103,14 @@ pub fn reflect(args: &ReflectArgs) -> anyhow::Result<()> {
             endpoint: args.endpoint.clone().unwrap_or_default(),
             model: args.model.clone().unwrap_or_default(),
             strategy,
+            timeout_s: args.timeout_s,
             ..LlmConfig::default()
         };
-        llm = Some(LlmAgent::new(config).map_err(|e| anyhow::anyhow!("--endpoint: {e}"))?);
+        // An endpoint typed here is the user's own choice.
+        llm = Some(
+            LlmAgent::with_typed_endpoint(config)
+                .map_err(|e| anyhow::anyhow!("--endpoint: {e}"))?,
+        );
     } else {
         let kind = Scripted::from_name(&args.agent).ok_or_else(|| {
             anyhow::anyhow!(
@@ -104,19 +129,24 @@ pub fn reflect(args: &ReflectArgs) -> anyhow::Result<()> {
         _ => unreachable!("one agent is built above"),
     };
     let mut results = Vec::new();
-    for &task in &tasks {
+    let mut failure = None;
+    'tasks: for &task in &tasks {
         let n = if args.sessions == 0 {
             task.paper_sessions()
         } else {
             args.sessions
         };
         for s in 0..n {
-            results.push(
-                play(agent, task, &settings, s, args.seed)
-                    .map_err(|e| anyhow::anyhow!("{} session {}: {e}", task.key(), s + 1))?,
-            );
+            match play(agent, task, &settings, s, args.seed) {
+                Ok(result) => results.push(result),
+                Err(e) => {
+                    failure = Some(format!("{} session {}: {e}", task.key(), s + 1));
+                    break 'tasks;
+                }
+            }
         }
     }
+    // What was played is kept, also when a session failed midway.
     if let Some(path) = &args.transcript {
         let text = match &llm {
             Some(a) => a.transcript_json(),
@@ -141,11 +171,21 @@ pub fn reflect(args: &ReflectArgs) -> anyhow::Result<()> {
         "scores": scores,
         "overall": table.overall.get(&name).copied().unwrap_or(0.0),
     });
-    if let [task] = tasks.as_slice() {
+    if let [task] = tasks.as_slice()
+        && let Some(stats) = table.scores.get(&name).and_then(|s| s.get(task))
+    {
         out["task"] = serde_json::json!(task.key());
-        out["score"] = serde_json::json!(table.scores[&name][task].mean);
+        out["score"] = serde_json::json!(stats.mean);
+    }
+    if let Some(why) = &failure {
+        out["error"] = serde_json::json!(why);
     }
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{out}")?;
-    Ok(())
+    match failure {
+        Some(why) => Err(anyhow::anyhow!(
+            "{why} (the sessions played before it are reported)"
+        )),
+        None => Ok(()),
+    }
 }

@@ -23,8 +23,10 @@ use benchtop_kit::project::Sidecar;
 use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::Task as KitTask;
 use benchtop_kit::widgets::controls_and_view;
+use benchtop_reflection::http::Url;
 use benchtop_reflection::llm::Exchange;
 use benchtop_reflection::run::{BenchParams, tabulate};
+use benchtop_reflection::trust;
 use benchtop_reflection::{
     BenchResult, LlmAgent, LlmConfig, SessionResult, Settings, Strategy, Task,
 };
@@ -91,11 +93,14 @@ impl Default for ReflectionView {
 
 /// A language-model run: its sessions and transcript.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ModelRun {
     /// Scores and traces.
     pub result: BenchResult,
     /// Every exchange.
     pub transcript: Vec<Exchange>,
+    /// Why the run stopped before its last session (the sessions before it are kept).
+    pub failure: Option<String>,
 }
 
 /// Results kept with the project.
@@ -144,6 +149,45 @@ fn model_key(p: &ReflectionParams) -> ModelKey {
     }
 }
 
+/// The endpoint's approval: a project can name an endpoint, but Benchtop contacts it (and sends
+/// the key) only once the user approves its host:port here (or in the environment or the
+/// approvals file, see `benchtop_reflection::trust`).
+fn endpoint_approval(ui: &mut egui::Ui, endpoint: &str) {
+    if endpoint.trim().is_empty() {
+        ui.label("No endpoint: BENCHTOP_LLM_ENDPOINT is used (your own setting).");
+        return;
+    }
+    let url = match Url::parse(endpoint) {
+        Ok(url) => url,
+        Err(why) => {
+            ui.colored_label(ui.visuals().warn_fg_color, why);
+            return;
+        }
+    };
+    let origin = url.origin();
+    if trust::is_approved(&origin) {
+        ui.label(format!("{origin} is approved to receive the key."));
+        return;
+    }
+    ui.colored_label(
+        ui.visuals().warn_fg_color,
+        format!(
+            "{origin} is not approved: nothing is sent to it (and never BENCHTOP_LLM_API_KEY) \
+             until you approve it."
+        ),
+    );
+    ui.horizontal(|ui| {
+        if ui.button("Approve for this session").clicked() {
+            trust::approve_for_session(&origin);
+        }
+        if ui.button("Approve and remember").clicked()
+            && let Err(why) = trust::approve_and_remember(&origin)
+        {
+            log::warn!("approving {origin}: {why}");
+        }
+    });
+}
+
 /// Runs the language-model agent on every task of `key`.
 pub fn run_model(
     key: &ModelKey,
@@ -169,19 +213,35 @@ pub fn run_model(
                 out.len() as f64 / total.max(1) as f64,
                 format!("{} session {}", task.key(), s + 1),
             );
-            out.push(benchtop_reflection::play_until(
+            match benchtop_reflection::play_until(
                 &mut agent,
                 task,
                 &key.settings,
                 s,
                 key.seed,
                 cancel,
-            )?);
+            ) {
+                Ok(session) => out.push(session),
+                Err(ComputeError::Cancelled) => return Err(ComputeError::Cancelled),
+                // Nothing exchanged: the endpoint never answered; say so as an error.
+                Err(error) if out.is_empty() && agent.transcript.is_empty() => {
+                    return Err(error);
+                }
+                // Keep the sessions and the transcript so far, and say why it stopped.
+                Err(error) => {
+                    return Ok(ModelRun {
+                        result: tabulate(out, &key.settings),
+                        transcript: agent.transcript,
+                        failure: Some(format!("{} session {}: {error}", task.key(), s + 1)),
+                    });
+                }
+            }
         }
     }
     Ok(ModelRun {
         result: tabulate(out, &key.settings),
         transcript: agent.transcript,
+        failure: None,
     })
 }
 
@@ -451,6 +511,8 @@ impl ReflectionModel {
             "Ask the model to extract answers the rules miss",
         );
         cx.param(ui, "llm.temperature");
+        cx.param(ui, "llm.timeout_s");
+        endpoint_approval(ui, &cx.params.llm.endpoint);
         let key = model_key(cx.params);
         if self.model.controls(
             ui,
@@ -463,6 +525,12 @@ impl ReflectionModel {
         let Some(run) = self.model.result() else {
             return;
         };
+        if let Some(why) = &run.failure {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("The run stopped early ({why}); the sessions played before are kept."),
+            );
+        }
         for (agent, tasks) in &run.result.scores {
             let line: Vec<String> = tasks
                 .iter()

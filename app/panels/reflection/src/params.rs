@@ -169,6 +169,19 @@ impl Declare for ReflectionParams {
             .tooltip("Sampling temperature sent to the language model (the paper: 1).")
             .no_sweep(),
         );
+        v.push(
+            Param::new(
+                "llm.timeout_s",
+                "Model request deadline (s)",
+                field!(ReflectionParams, llm.timeout_s),
+            )
+            .range(1.0, 3600.0)
+            .tooltip(
+                "Seconds one request to the endpoint may take in all: connecting, sending and \
+                 reading the reply (a server that trickles bytes fails at this deadline).",
+            )
+            .no_sweep(),
+        );
         v
     }
 }

@@ -92,6 +92,16 @@ fn reflection_panel_runs_a_model_on_a_local_server_with_a_transcript() {
     );
     let mut harness = common::harness(common::session_from(&text, "reflection-model.ron"));
     common::run_until_idle(&mut harness, Duration::from_secs(60));
+    // The project named the endpoint: it is shown and unused until the user approves it.
+    common::click(&mut harness, "Run the model on the ticked tasks");
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    assert!(
+        common::first_summary(&harness.state().session)["scores"]
+            .get("llm:scripted")
+            .is_none(),
+        "an unapproved endpoint must not be used"
+    );
+    common::click(&mut harness, "Approve for this session");
     common::click(&mut harness, "Run the model on the ticked tasks");
     common::run_until_idle(&mut harness, Duration::from_secs(60));
     // The transcript view: every reply of both sessions, each with its extracted answer.
@@ -159,4 +169,40 @@ fn reflection_cli_scores_scripted_and_model_agents_with_transcripts() {
     let bad = common::benchtop().args(["reflect", "--task", "poker"]).output().expect("runs");
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("meta_bandit"));
+}
+
+#[test]
+fn reflection_a_shared_project_cannot_send_the_key_to_its_endpoint() {
+    // A project from someone else points the model at their server and asks `benchtop run`
+    // to run it; the user's key is in the environment.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let address = listener.local_addr().expect("address");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let project = dir.path().join("shared.ron");
+    std::fs::write(
+        &project,
+        format!(
+            r#"(format_version: 1, panels: [(id: (1), state: Reflection((
+                params: (agents: ["wsls"], tasks: [Reversal],
+                         llm: (endpoint: "http://{address}/v1", model: "m")),
+                headless: (table: false, model: true),
+            )))])"#
+        ),
+    )
+    .expect("project written");
+    let key = "sk-benchtop-shared-project-key";
+    let output = common::benchtop()
+        .args(["run", &project.display().to_string(), "--out"])
+        .arg(dir.path().join("out"))
+        .env("BENCHTOP_LLM_API_KEY", key)
+        .env_remove("BENCHTOP_LLM_APPROVED_HOSTS")
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("approve") && !stderr.contains(key), "{stderr}");
+    // Nothing connected to the project's server.
+    assert!(listener.accept().is_err(), "the project's endpoint was contacted");
 }

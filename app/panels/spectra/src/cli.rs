@@ -97,7 +97,7 @@ pub fn spectra(
         other => other.into(),
     })?;
     write_output(csv, spectrum_csv(&spectrum).as_bytes())?;
-    eprintln!(
+    benchtop_kit::note!(
         "{}: lmax {}, {} rows written to {}",
         describe(&field),
         spectrum.k.len().saturating_sub(1),
