@@ -125,6 +125,29 @@ impl Command {
         Some(KeyboardShortcut::new(modifiers, key))
     }
 
+    /// Every shortcut of the command: [`Command::shortcut`] and the platform's other
+    /// conventions (Redo is also Ctrl+Y).
+    pub fn shortcuts(self) -> Vec<KeyboardShortcut> {
+        let mut all: Vec<KeyboardShortcut> = self.shortcut().into_iter().collect();
+        if self == Self::Redo {
+            all.push(KeyboardShortcut::new(Modifiers::COMMAND, Key::Y));
+        }
+        all
+    }
+
+    /// Every (shortcut, command), those with more modifiers first: egui matches modifiers
+    /// "logically" (extra Shift allowed), so Ctrl+Shift+S must be tried before Ctrl+S or it
+    /// would save instead of opening Save as.
+    pub fn shortcut_table() -> Vec<(KeyboardShortcut, Self)> {
+        let mut table: Vec<(KeyboardShortcut, Self)> = Self::ALL
+            .iter()
+            .flat_map(|&command| command.shortcuts().into_iter().map(move |s| (s, command)))
+            .collect();
+        let weight = |m: Modifiers| u8::from(m.shift) + u8::from(m.alt);
+        table.sort_by_key(|(shortcut, _)| std::cmp::Reverse(weight(shortcut.modifiers)));
+        table
+    }
+
     /// Whether `query` (typed in the palette) matches this command: every word of the query
     /// appears in the label, case-insensitively.
     pub fn matches(self, query: &str) -> bool {
@@ -140,8 +163,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn shifted_shortcuts_are_tried_first_and_redo_has_ctrl_y() {
+        let table = Command::shortcut_table();
+        let position = |command: Command, shift: bool| {
+            table
+                .iter()
+                .position(|(s, c)| *c == command && s.modifiers.shift == shift)
+                .expect("listed")
+        };
+        assert!(position(Command::SaveAs, true) < position(Command::Save, false));
+        assert!(position(Command::Redo, true) < position(Command::Undo, false));
+        assert!(
+            Command::Redo
+                .shortcuts()
+                .contains(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Y))
+        );
+    }
+
+    #[test]
     fn shortcuts_are_unique() {
-        let shortcuts: Vec<_> = Command::ALL.iter().filter_map(|c| c.shortcut()).collect();
+        let shortcuts: Vec<_> = Command::ALL.iter().flat_map(|c| c.shortcuts()).collect();
         for (i, a) in shortcuts.iter().enumerate() {
             assert!(!shortcuts[i + 1..].contains(a), "duplicate shortcut {a:?}");
         }

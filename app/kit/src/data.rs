@@ -27,7 +27,9 @@ pub struct DataStep<K, D> {
     load: Load<K, D>,
 }
 
-impl<K: Clone + PartialEq + Send + 'static, D: Send + Sync + 'static> DataStep<K, D> {
+impl<K: Clone + PartialEq + std::fmt::Debug + Send + 'static, D: Send + Sync + 'static>
+    DataStep<K, D>
+{
     /// A step whose jobs are named `name` and that makes its data with `load`.
     pub fn new(name: &'static str, load: Load<K, D>) -> Self {
         Self {
@@ -87,7 +89,9 @@ impl<K, D> DerefMut for DataStep<K, D> {
     }
 }
 
-impl<K: Clone + PartialEq, D: Send + Sync + 'static> TaskHandle for DataStep<K, D> {
+impl<K: Clone + PartialEq + std::fmt::Debug, D: Send + Sync + 'static> TaskHandle
+    for DataStep<K, D>
+{
     fn poll(&mut self) -> bool {
         self.task.poll()
     }
@@ -106,5 +110,13 @@ impl<K: Clone + PartialEq, D: Send + Sync + 'static> TaskHandle for DataStep<K, 
 
     fn has_result(&self) -> bool {
         self.task.has_result()
+    }
+
+    fn made_from(&self) -> Option<u64> {
+        self.task.made_from()
+    }
+
+    fn set_made_from(&mut self, digest: u64) {
+        self.task.set_made_from(digest);
     }
 }

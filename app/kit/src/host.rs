@@ -32,7 +32,11 @@ use crate::undo::UndoHistory;
 
 /// Everything the project file stores for one panel: parameters, view settings, what a
 /// headless run computes, and results (their arrays in the sidecar).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Two docs are equal when their parameters, view, headless flags, results and pane view are:
+/// `made_from` is bookkeeping about the results (a second save can know a digest the first
+/// did not, for a result the panel computed by itself since).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PanelDoc<P, V, H, R> {
     /// Parameters and seeds.
@@ -46,6 +50,20 @@ pub struct PanelDoc<P, V, H, R> {
     /// Whether the pane shows the panel or its sweeps.
     #[serde(skip_serializing_if = "PaneView::is_default")]
     pub pane_view: PaneView,
+    /// Per task (in declaration order), a digest of the settings its saved result was made
+    /// from: a reopened result made with other settings is marked stale, as before saving.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub made_from: Vec<Option<u64>>,
+}
+
+impl<P: PartialEq, V: PartialEq, H: PartialEq, R: PartialEq> PartialEq for PanelDoc<P, V, H, R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.params == other.params
+            && self.view == other.view
+            && self.headless == other.headless
+            && self.results == other.results
+            && self.pane_view == other.pane_view
+    }
 }
 
 /// The saved state of a panel built on model `M`.
@@ -395,6 +413,8 @@ pub struct Host<M: PanelModel> {
     /// Saved results that could not be restored, with the reason: written back unchanged on
     /// save (their sidecar files are carried along) until the model has results of its own.
     unrestored: Option<(M::Results, String)>,
+    /// The saved tasks' settings digests, written back with results that were not restored.
+    saved_made_from: Vec<Option<u64>>,
     /// Tasks to start one after another in the window ([`Panel::compute_missing`]).
     queued: std::collections::VecDeque<<M as Tasks>::Task>,
     model: M,
@@ -420,6 +440,7 @@ impl<M: PanelModel> Host<M> {
             project_dir: None,
             warning: None,
             unrestored: None,
+            saved_made_from: Vec::new(),
             queued: std::collections::VecDeque::new(),
             model: M::default(),
         }
@@ -565,13 +586,17 @@ impl<M: PanelModel> Panel for Host<M> {
         let before = busy_tasks(model);
         model.tab_ui(tab, ui, &mut cx);
         let drawn = busy_tasks(model);
-        let interacting = ui.input(|input| input.pointer.any_down());
-        if !interacting {
+        let dragging = ui.input(|input| input.pointer.any_down());
+        if !dragging {
             model.react(&mut cx);
         }
         let after = busy_tasks(model);
         self.note_starts(&before, &drawn, &after);
-        if self.history.observe(&self.params, interacting) {
+        // A drag in progress, or a value being typed (a text field has the keyboard): the edit
+        // is one undo step when it is committed (pointer released, Enter, focus lost), not one
+        // per frame or keystroke.
+        let editing = dragging || ui.ctx().egui_wants_keyboard_input();
+        if self.history.observe(&self.params, editing) {
             self.edits += 1;
         }
     }
@@ -611,12 +636,22 @@ impl<M: PanelModel> Panel for Host<M> {
         {
             results = kept.clone();
         }
+        let made_from = if self.unrestored.is_some() {
+            self.saved_made_from.clone()
+        } else {
+            self.model
+                .slots()
+                .iter()
+                .map(|slot| slot.made_from())
+                .collect()
+        };
         Ok(Box::new(DocOf::<M> {
             params: self.params.clone(),
             view: self.view.clone(),
             headless: self.headless.clone(),
             results,
             pane_view: self.pane_view,
+            made_from,
         }))
     }
 
@@ -773,9 +808,20 @@ impl<M: PanelModel> PanelType for Host<M> {
 
     fn restore(state: Self::State, sidecar: Option<&Sidecar>) -> anyhow::Result<Self> {
         let results = state.results.clone();
+        let made_from = state.made_from.clone();
         let mut host = Self::new(state);
+        host.saved_made_from.clone_from(&made_from);
         match M::restore(&results, sidecar, &host.params) {
-            Ok(model) => host.model = model,
+            Ok(model) => {
+                host.model = model;
+                // The model keyed its restored results with the current settings; they were
+                // made with the saved ones.
+                for (slot, digest) in host.model.slots_mut().into_iter().zip(made_from) {
+                    if let Some(digest) = digest {
+                        slot.set_made_from(digest);
+                    }
+                }
+            }
             Err(error) => {
                 let reason = format!("{error:#}");
                 host.warning = Some(format!(
@@ -996,7 +1042,37 @@ mod tests {
             headless: Headless { multiply: true },
             results: Results { product },
             pane_view: PaneView::Panel,
+            made_from: Vec::new(),
         }
+    }
+
+    /// Whether the product task's result is stale for the host's current settings.
+    fn stale(host: &Host<Product>) -> bool {
+        host.model.task.is_stale(&host.params)
+    }
+
+    #[test]
+    fn a_stale_result_stays_stale_after_save_and_reopen() {
+        // Compute with factor 5, then change the factor: the result is stale.
+        let mut host = Host::<Product>::new(doc(5, None));
+        host.run_headless(&Progress::new(), &CancelToken::new())
+            .expect("runs");
+        assert!(!stale(&host));
+        host.params.factor = 6;
+        assert!(stale(&host));
+        // Saved and reopened, the result still says it was made with factor 5.
+        let saved = host.save(None).expect("saves");
+        let saved = saved.downcast::<DocOf<Product>>().expect("its own state");
+        let reopened = Host::<Product>::restore(*saved, None).expect("restores");
+        assert_eq!(reopened.params.factor, 6);
+        assert!(stale(&reopened), "a reopened stale result is marked stale");
+        // Settings set back to the result's own: current again, as before saving.
+        let mut reopened = reopened;
+        reopened.params.factor = 5;
+        assert!(!stale(&reopened));
+        // A project saved before the digests existed reopens as before (current).
+        let old = Host::<Product>::restore(doc(7, Some(21)), None).expect("restores");
+        assert!(!stale(&old));
     }
 
     #[test]

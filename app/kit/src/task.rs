@@ -114,6 +114,24 @@ pub trait TaskHandle {
 
     /// Whether the task holds a result (computed, or restored from the project).
     fn has_result(&self) -> bool;
+
+    /// A digest of the inputs the result shown was made from (`None` without a result): saved
+    /// with the project, so that a reopened result whose settings differ from the panel's is
+    /// marked stale exactly as before saving.
+    fn made_from(&self) -> Option<u64>;
+
+    /// Says the result shown was made from inputs with digest `digest` (a restored result).
+    fn set_made_from(&mut self, digest: u64);
+}
+
+/// A digest of `key` (FNV-1a over its `Debug` text): equal inputs give equal digests, in this
+/// process and the next.
+pub fn key_digest<K: std::fmt::Debug>(key: &K) -> u64 {
+    format!("{key:?}")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        })
 }
 
 /// One computation: job, live state, result, error and the inputs (`K`, the "key") of the
@@ -124,6 +142,8 @@ pub struct Task<K, L: Live, R> {
     /// An outcome of inline work that [`Task::poll`] has not handed over yet.
     finished: Option<JobOutcome<R>>,
     key: Option<K>,
+    /// [`key_digest`] of the inputs the result shown was made from.
+    made_from: Option<u64>,
     live: L,
     result: Option<R>,
     error: Option<String>,
@@ -141,6 +161,7 @@ impl<K, L: Live, R> Task<K, L, R> {
             job: None,
             finished: None,
             key: None,
+            made_from: None,
             live: L::default(),
             result: None,
             error: None,
@@ -150,7 +171,7 @@ impl<K, L: Live, R> Task<K, L, R> {
     }
 }
 
-impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
+impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> Task<K, L, R> {
     /// Starts `work` for inputs `key` on `runner`, replacing (and so cancelling) a running job.
     /// The live state starts empty; the last result stays until a new one arrives.
     pub fn start(
@@ -250,6 +271,7 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
         match self.finished.take() {
             Some(JobOutcome::Finished(result)) => {
                 self.result = Some(result);
+                self.made_from = self.key.as_ref().map(key_digest);
                 self.received += 1;
                 true
             }
@@ -299,9 +321,10 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
     }
 
     /// Whether a result is shown that was made from other inputs than `key`, with nothing
-    /// running: the "settings changed" case.
+    /// running: the "settings changed" case (also after a stopped run, and after reopening a
+    /// project saved with a stale result).
     pub fn is_stale(&self, key: &K) -> bool {
-        self.result.is_some() && self.job.is_none() && !self.is_current(key)
+        self.result.is_some() && self.job.is_none() && self.made_from != Some(key_digest(key))
     }
 
     /// The last result.
@@ -316,6 +339,7 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
 
     /// Shows `result`, made from `key` (a restored result, or one computed elsewhere).
     pub fn set_result(&mut self, key: K, result: R) {
+        self.made_from = Some(key_digest(&key));
         self.key = Some(key);
         self.result = Some(result);
     }
@@ -324,6 +348,7 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
     pub fn clear(&mut self) {
         self.result = None;
         self.key = None;
+        self.made_from = None;
     }
 
     /// What the running job has streamed so far (or the last job streamed).
@@ -386,7 +411,9 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> Task<K, L, R> {
 pub type Load<K, D> =
     fn(&K, Option<&std::path::Path>, &Progress, &CancelToken) -> Result<D, ComputeError>;
 
-impl<K: Clone + PartialEq + Send + 'static, D: Send + Sync + 'static> Task<K, (), Arc<D>> {
+impl<K: Clone + PartialEq + std::fmt::Debug + Send + 'static, D: Send + Sync + 'static>
+    Task<K, (), Arc<D>>
+{
     /// Starts `load` for the parameters `key` (data a tab makes or reads, shared as `Arc`).
     pub fn start_loading(
         &mut self,
@@ -401,7 +428,9 @@ impl<K: Clone + PartialEq + Send + 'static, D: Send + Sync + 'static> Task<K, ()
     }
 }
 
-impl<K: Clone + PartialEq, L: Live, R: Send + 'static> TaskHandle for Task<K, L, R> {
+impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> TaskHandle
+    for Task<K, L, R>
+{
     fn poll(&mut self) -> bool {
         self.poll_result()
     }
@@ -420,6 +449,16 @@ impl<K: Clone + PartialEq, L: Live, R: Send + 'static> TaskHandle for Task<K, L,
 
     fn has_result(&self) -> bool {
         self.result.is_some()
+    }
+
+    fn made_from(&self) -> Option<u64> {
+        self.result.as_ref().and(self.made_from)
+    }
+
+    fn set_made_from(&mut self, digest: u64) {
+        if self.result.is_some() {
+            self.made_from = Some(digest);
+        }
     }
 }
 

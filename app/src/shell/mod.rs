@@ -396,10 +396,8 @@ impl BenchtopApp {
     }
 
     fn handle_shortcuts(&mut self, ctx: &egui::Context) {
-        for command in Command::ALL {
-            if let Some(shortcut) = command.shortcut()
-                && ctx.input_mut(|input| input.consume_shortcut(&shortcut))
-            {
+        for (shortcut, command) in Command::shortcut_table() {
+            if ctx.input_mut(|input| input.consume_shortcut(&shortcut)) {
                 self.run_command(ctx, command);
             }
         }

@@ -316,3 +316,68 @@ fn the_ising_tabs_fit_a_1024_by_700_window() {
     harness.state().jobs.cancel_all();
     common::run_until_idle(&mut harness, Duration::from_secs(60));
 }
+
+/// Presses `key` with `modifiers` (a shortcut) and lets the window act on it.
+fn shortcut(harness: &mut Window, modifiers: egui::Modifiers, key: egui::Key) {
+    harness.key_press_modifiers(modifiers, key);
+    harness.step();
+    harness.step();
+}
+
+#[test]
+fn shortcuts_follow_the_platform_and_a_typed_number_is_one_undo_step() {
+    let ctrl = egui::Modifiers::COMMAND;
+    let ctrl_shift = egui::Modifiers::COMMAND.plus(egui::Modifiers::SHIFT);
+    let mut harness = window(quiet_ising());
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+    let before = value(&harness, "mc.thermalization_sweeps");
+    // "16" typed into a number field and committed: one undo step back to where it was.
+    harness.get_by_label("Thermalisation sweeps").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness
+        .get_by_label("Thermalisation sweeps")
+        .type_text("16");
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    harness.step();
+    assert_eq!(value(&harness, "mc.thermalization_sweeps"), 16.0);
+    shortcut(&mut harness, ctrl, egui::Key::Z);
+    assert_eq!(
+        value(&harness, "mc.thermalization_sweeps"),
+        before,
+        "Ctrl+Z undoes the whole typed number, not its last keystroke"
+    );
+    // Redo: Ctrl+Shift+Z and Ctrl+Y (Ctrl+Shift+Z used to undo again).
+    shortcut(&mut harness, ctrl_shift, egui::Key::Z);
+    assert_eq!(value(&harness, "mc.thermalization_sweeps"), 16.0);
+    shortcut(&mut harness, ctrl, egui::Key::Z);
+    assert_eq!(value(&harness, "mc.thermalization_sweeps"), before);
+    shortcut(&mut harness, ctrl, egui::Key::Y);
+    assert_eq!(value(&harness, "mc.thermalization_sweeps"), 16.0);
+    // Ctrl+Shift+S opens Save as (it used to overwrite the open project).
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let path = dir.path().join("kept.ron");
+    assert!(harness.state_mut().save_to(&path));
+    let saved = std::fs::read_to_string(&path).expect("saved");
+    harness.get_by_label("Thermalisation sweeps").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness
+        .get_by_label("Thermalisation sweeps")
+        .type_text("17");
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    shortcut(&mut harness, ctrl_shift, egui::Key::S);
+    harness.get_by_label("Save the Benchtop project");
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("still there"),
+        saved,
+        "Ctrl+Shift+S did not overwrite the open project"
+    );
+    harness.key_press(egui::Key::Escape);
+    harness.step();
+    harness.state().jobs.cancel_all();
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+}
