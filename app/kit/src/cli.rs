@@ -113,7 +113,7 @@ pub fn run_command<T: clap::Parser>(
 
 /// Checks a command-line option against its accepted range before anything is sized by it
 /// (`flag` names the option in the error, e.g. `--sessions`).
-pub fn within<T: PartialOrd + std::fmt::Display>(
+pub fn within<T: PartialOrd + Copy + std::fmt::Display>(
     flag: &str,
     value: T,
     range: std::ops::RangeInclusive<T>,

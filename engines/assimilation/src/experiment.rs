@@ -9,9 +9,14 @@
 //! - **4D-Var**: strong-constraint on the true model, L-BFGS with the adjoint gradient,
 //!   background = the model forecast of the previous window's last analysis;
 //! - **3D-Var**: at every observation time, background = forecast of the previous analysis;
-//! - **Free run**: the true model from x_b, no observations.
+//! - **Free run**: the true model from x_b, no observations;
+//! - **EnKF**: the stochastic ensemble Kalman filter of [`crate::enkf`] on the true model,
+//!   its members drawn around x_b with the spread σ_b;
+//! - **Climatology** and **No dynamics**: the trivial references of [`crate::references`].
 //!
-//! 3D-/4D-Var use B = `background_scale`·(climatological covariance of the training states).
+//! 3D-/4D-Var use B = s·(climatological covariance of the training states), s and the EnKF's
+//! localisation and inflation chosen on training windows ([`crate::tuning`]) unless
+//! `tune_windows` is 0 (then s = `background_scale` and the EnKF's settings as given).
 //! Normalised RMSE at a time: RMSE over components / (max − min of the whole truth).
 
 use std::time::Instant;
@@ -23,12 +28,13 @@ use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{Lorenz96, System, integrate, trajectory};
+use crate::enkf::{Enkf, EnkfSettings, initial_ensemble};
 use crate::ks::Ks;
-use crate::linalg;
 use crate::observe::Observer;
+use crate::references::Climatology;
 use crate::tensorvar::{TensorVarModel, TensorVarSettings, TrainingFit};
+use crate::tuning::{self, Tuning};
 use crate::variational::Variational;
-use benchtop_learn::lbfgs::LbfgsOptions;
 
 /// The dynamical system of an experiment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +100,11 @@ pub struct AssimParams {
     pub background_jitter: f64,
     /// L-BFGS iteration limit of 3D-/4D-Var.
     pub max_iterations: usize,
+    /// Training windows on which 3D-/4D-Var's B scale and the EnKF's localisation and
+    /// inflation are chosen (0: `background_scale` and the EnKF's settings as given).
+    pub tune_windows: usize,
+    /// The ensemble Kalman filter's settings.
+    pub enkf: EnkfSettings,
     /// Tensor-Var's model settings.
     pub tensor_var: TensorVarSettings,
 }
@@ -116,6 +127,8 @@ impl Default for AssimParams {
             background_scale: 0.1,
             background_jitter: 1e-6,
             max_iterations: 100,
+            tune_windows: 10,
+            enkf: EnkfSettings::default(),
             tensor_var: TensorVarSettings::default(),
         }
     }
@@ -225,6 +238,15 @@ impl AssimParams {
         if !(self.background_jitter > 0.0 && self.background_jitter.is_finite()) {
             return bad("background_jitter", "must be > 0");
         }
+        if self.enkf.members < 2 {
+            return bad("enkf.members", "an ensemble needs at least 2 members");
+        }
+        if self.enkf.localisation.is_nan() || self.enkf.localisation <= 0.0 {
+            return bad("enkf.localisation", "must be > 0");
+        }
+        if !(self.enkf.inflation >= 1.0 && self.enkf.inflation.is_finite()) {
+            return bad("enkf.inflation", "must be ≥ 1");
+        }
         Ok(())
     }
 }
@@ -232,7 +254,7 @@ impl AssimParams {
 /// One method's run over all windows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MethodRun {
-    /// "Tensor-Var", "4D-Var", "3D-Var" or "Free run".
+    /// "Tensor-Var", "4D-Var", "3D-Var", "Free run", "EnKF", "Climatology" or "No dynamics".
     pub name: String,
     /// The estimate at every observation time (windows × T states).
     pub estimates: Vec<Vec<f64>>,
@@ -244,6 +266,17 @@ pub struct MethodRun {
     pub rmse_final: f64,
     /// Wall-clock per window (ms).
     pub ms_per_window: f64,
+    /// Offline wall-clock before the first window (s): Tensor-Var's training; a baseline's
+    /// tuning on training windows; the climatology's statistics.
+    #[serde(default)]
+    pub training_seconds: f64,
+}
+
+impl MethodRun {
+    /// Offline time plus `windows` windows at the measured time per window (s).
+    pub fn total_seconds(&self, windows: usize) -> f64 {
+        self.training_seconds + self.ms_per_window * windows as f64 * 1e-3
+    }
 }
 
 /// Everything an experiment produces.
@@ -255,12 +288,16 @@ pub struct AssimResult {
     pub observed: Vec<usize>,
     /// max − min of the truth (the RMSE normaliser).
     pub range: f64,
-    /// Methods in the order Tensor-Var, 4D-Var, 3D-Var, Free run.
+    /// Methods in the order Tensor-Var, 4D-Var, 3D-Var, Free run, EnKF, Climatology,
+    /// No dynamics.
     pub methods: Vec<MethodRun>,
     /// Tensor-Var's training diagnostics.
     pub fit: TrainingFit,
     /// Tensor-Var's training time (ms).
     pub train_ms: f64,
+    /// The baselines' settings and how they were chosen on training windows.
+    #[serde(default)]
+    pub tuning: Tuning,
 }
 
 impl AssimResult {
@@ -382,17 +419,18 @@ pub fn assumed_obs_sigma(params: &AssimParams) -> f64 {
     params.obs_noise.max(0.01)
 }
 
-/// B⁻¹ of 3D-/4D-Var: the inverse of `background_scale` × the climatological covariance of
-/// the training states (with the relative jitter `background_jitter`).
+/// B⁻¹ of 3D-/4D-Var: the inverse of `scale` × the climatological covariance of the training
+/// states (with the relative jitter `background_jitter`).
 pub fn background_precision(
     params: &AssimParams,
     data: &Data,
+    scale: f64,
 ) -> Result<DMatrix<f64>, ComputeError> {
-    let xtrain = DMatrix::from_fn(data.train_states.len(), params.dim, |i, j| {
-        data.train_states[i][j]
-    });
-    let (_, clim) = linalg::mean_and_covariance(&xtrain);
-    linalg::precision_from_covariance(&(clim * params.background_scale), params.background_jitter)
+    tuning::background_precision_at(
+        &tuning::climatological_covariance(data),
+        scale,
+        params.background_jitter,
+    )
 }
 
 fn nrmse(a: &[f64], b: &[f64], range: f64) -> f64 {
@@ -406,7 +444,7 @@ fn method_run(
     data: &Data,
     range: f64,
     window: usize,
-    ms: f64,
+    (ms, training_seconds): (f64, f64),
 ) -> MethodRun {
     let nrmse: Vec<f64> = estimates
         .iter()
@@ -422,6 +460,7 @@ fn method_run(
         estimates,
         nrmse,
         ms_per_window: ms,
+        training_seconds,
     }
 }
 
@@ -506,21 +545,51 @@ pub fn run_on_live(
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     check(cancel)?;
 
-    // 3D-/4D-Var share the background covariance.
-    let b_inv = background_precision(params, data)?;
-    let var = Variational {
+    // The trivial references' statistics, and the baselines' settings chosen on training
+    // windows.
+    let started = Instant::now();
+    let clim = Climatology::of(&data.train_states);
+    let clim_seconds = started.elapsed().as_secs_f64();
+    let clim_cov = tuning::climatological_covariance(data);
+    let tuned = tuning::tune(
+        params,
+        data,
+        &clim_cov,
+        seed,
+        &progress.slice(0.05, 0.4),
+        cancel,
+    )?;
+
+    let sigma = assumed_obs_sigma(params);
+    let b4_inv =
+        tuning::background_precision_at(&clim_cov, tuned.fourdvar_scale, params.background_jitter)?;
+    let b3_inv = tuning::background_precision_at(
+        &clim_cov,
+        tuned.threedvar_scale,
+        params.background_jitter,
+    )?;
+    let var4 = Variational {
         system: &data.system,
         dt: params.dt,
         steps_per_obs: params.steps_per_obs,
         observer: &data.observer,
-        b_inv: &b_inv,
-        obs_sigma: assumed_obs_sigma(params),
+        b_inv: &b4_inv,
+        obs_sigma: sigma,
     };
-    let options = LbfgsOptions {
-        max_iterations: params.max_iterations,
-        gradient_tolerance: 1e-6,
-        ..LbfgsOptions::default()
+    let var3 = Variational {
+        b_inv: &b3_inv,
+        ..var4
     };
+    let options = tuning::lbfgs_options(params);
+    let filter = Enkf::new(
+        &data.system,
+        params.dt,
+        params.steps_per_obs,
+        &data.observer,
+        sigma,
+        tuned.enkf_localisation,
+        tuned.enkf_inflation,
+    );
     let free = trajectory(
         &data.system,
         &data.background,
@@ -530,66 +599,69 @@ pub fn run_on_live(
     );
 
     let n = data.truth.len();
-    let (mut tv, mut fourd, mut threed) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    let mut seconds = [0.0_f64; 3];
+    // Estimates of Tensor-Var, 4D-Var, 3D-Var, EnKF, Climatology, No dynamics.
+    let mut est: [Vec<Vec<f64>>; 6] = std::array::from_fn(|_| Vec::with_capacity(n));
+    let mut seconds = [0.0_f64; 6];
+    let offline = [
+        train_ms * 1e-3,
+        tuned.fourdvar_seconds,
+        tuned.threedvar_seconds,
+        tuned.enkf_seconds,
+        clim_seconds,
+        clim_seconds,
+    ];
     let mut zb = model.features.encode(&data.background);
     let mut xb4 = data.background.clone();
     let mut xb3 = data.background.clone();
-    let assemble = |tv: &[Vec<f64>],
-                    fourd: &[Vec<f64>],
-                    threed: &[Vec<f64>],
-                    seconds: &[f64; 3],
-                    done: usize| {
+    let mut erng = rng::seeded(rng::derive_seed(seed, 2));
+    let mut ensemble = initial_ensemble(
+        &data.background,
+        params.background_noise.max(1e-3),
+        params.enkf.members,
+        &mut erng,
+    );
+    let assemble = |est: &[Vec<Vec<f64>>; 6], seconds: &[f64; 6], done: usize| {
         let per = |s: f64| s * 1e3 / done.max(1) as f64;
+        let len = est[0].len();
+        let run = |k: usize, name: &str| {
+            method_run(
+                name,
+                est[k].clone(),
+                data,
+                range,
+                t_len,
+                (per(seconds[k]), offline[k]),
+            )
+        };
         AssimResult {
-            truth: data.truth[..tv.len()].to_vec(),
+            truth: data.truth[..len].to_vec(),
             observed: data.observer.indices.clone(),
             range,
             methods: vec![
-                method_run(
-                    "Tensor-Var",
-                    tv.to_vec(),
-                    data,
-                    range,
-                    t_len,
-                    per(seconds[0]),
-                ),
-                method_run(
-                    "4D-Var",
-                    fourd.to_vec(),
-                    data,
-                    range,
-                    t_len,
-                    per(seconds[1]),
-                ),
-                method_run(
-                    "3D-Var",
-                    threed.to_vec(),
-                    data,
-                    range,
-                    t_len,
-                    per(seconds[2]),
-                ),
+                run(0, "Tensor-Var"),
+                run(1, "4D-Var"),
+                run(2, "3D-Var"),
                 method_run(
                     "Free run",
-                    free[..tv.len()].to_vec(),
+                    free[..len].to_vec(),
                     data,
                     range,
                     t_len,
-                    0.0,
+                    (0.0, 0.0),
                 ),
+                run(3, "EnKF"),
+                run(4, "Climatology"),
+                run(5, "No dynamics"),
             ],
             fit: model.fit.clone(),
             train_ms,
+            tuning: tuned.clone(),
         }
     };
+    let cycling = progress.slice(0.4, 1.0);
     for w in 0..params.windows {
         check(cancel)?;
-        progress.set(
+        cycling.set(
             w as f64 / params.windows as f64,
             format!("window {}/{}", w + 1, params.windows),
         );
@@ -602,36 +674,38 @@ pub fn run_on_live(
             .collect();
         let z = solver.solve(&zb, &zhat);
         for zt in &z {
-            tv.push(model.decoder.decode(zt));
+            est[0].push(model.decoder.decode(zt));
         }
         zb = &model.forward * &z[t_len - 1];
         seconds[0] += started.elapsed().as_secs_f64();
 
         // 4D-Var on the true model.
         let started = Instant::now();
-        let mut x = var.solve_4dvar(&xb4, obs, &options).x;
-        for t in 0..t_len {
-            if t > 0 {
-                x = var.forecast(&x, 1);
-            }
-            fourd.push(x.clone());
-        }
-        xb4 = var.forecast(&x, 1);
+        xb4 = var4.window_4dvar(&xb4, obs, &options, &mut est[1]);
         seconds[1] += started.elapsed().as_secs_f64();
 
         // 3D-Var at every time of the window.
         let started = Instant::now();
-        for y in obs {
-            let xa = var.solve_3dvar(&xb3, y, &options).x;
-            xb3 = var.forecast(&xa, 1);
-            threed.push(xa);
-        }
+        xb3 = var3.window_3dvar(&xb3, obs, &options, &mut est[2]);
         seconds[2] += started.elapsed().as_secs_f64();
 
+        // The EnKF on the true model.
+        let started = Instant::now();
+        filter.window(&mut ensemble, obs, &mut est[3], &mut erng);
+        seconds[3] += started.elapsed().as_secs_f64();
+
+        // The trivial references.
+        let started = Instant::now();
+        est[4].extend(obs.iter().map(|_| clim.mean.clone()));
+        seconds[4] += started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        est[5].extend(obs.iter().map(|y| clim.no_dynamics(&data.observer, y)));
+        seconds[5] += started.elapsed().as_secs_f64();
+
         if w + 1 < params.windows {
-            on_window(&assemble(&tv, &fourd, &threed, &seconds, w + 1));
+            on_window(&assemble(&est, &seconds, w + 1));
         }
     }
     progress.set(1.0, "done");
-    Ok(assemble(&tv, &fourd, &threed, &seconds, params.windows))
+    Ok(assemble(&est, &seconds, params.windows))
 }

@@ -53,6 +53,21 @@ impl Observer {
         }
     }
 
+    /// The inverse of [`Observer::h`]: 10·tan(y/5) for the arctan (±∞ outside its range
+    /// |y| < 5π/2, which noise can reach), y itself for the identity.
+    pub fn h_inverse(&self, y: f64) -> f64 {
+        if self.arctan {
+            let a = 0.2 * y;
+            if a.abs() >= std::f64::consts::FRAC_PI_2 {
+                f64::INFINITY.copysign(y)
+            } else {
+                10.0 * a.tan()
+            }
+        } else {
+            y
+        }
+    }
+
     /// Its derivative.
     pub fn dh(&self, x: f64) -> f64 {
         if self.arctan {

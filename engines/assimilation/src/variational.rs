@@ -98,6 +98,45 @@ impl<S: Model + ?Sized> Variational<'_, S> {
         minimize(|x, g| self.cost_3dvar(x, xb, y, g), xb, options)
     }
 
+    /// Cycles one window of 4D-Var from background `xb` with observations `obs`: pushes the
+    /// analysed trajectory at every observation time onto `estimates` and returns the next
+    /// window's background (the forecast of the last analysis).
+    pub fn window_4dvar(
+        &self,
+        xb: &[f64],
+        obs: &[Vec<f64>],
+        options: &LbfgsOptions,
+        estimates: &mut Vec<Vec<f64>>,
+    ) -> Vec<f64> {
+        let mut x = self.solve_4dvar(xb, obs, options).x;
+        for t in 0..obs.len() {
+            if t > 0 {
+                x = self.forecast(&x, 1);
+            }
+            estimates.push(x.clone());
+        }
+        self.forecast(&x, 1)
+    }
+
+    /// Cycles one window of 3D-Var (an analysis at every observation time, each from the
+    /// forecast of the one before) from background `xb`: pushes the analyses onto `estimates`
+    /// and returns the next window's background.
+    pub fn window_3dvar(
+        &self,
+        xb: &[f64],
+        obs: &[Vec<f64>],
+        options: &LbfgsOptions,
+        estimates: &mut Vec<Vec<f64>>,
+    ) -> Vec<f64> {
+        let mut xb = xb.to_vec();
+        for y in obs {
+            let xa = self.solve_3dvar(&xb, y, options).x;
+            xb = self.forecast(&xa, 1);
+            estimates.push(xa);
+        }
+        xb
+    }
+
     /// The model state `intervals` observation intervals after `x`.
     pub fn forecast(&self, x: &[f64], intervals: usize) -> Vec<f64> {
         let mut y = x.to_vec();

@@ -139,7 +139,9 @@ pub fn chordal_cycles(g: &Graph) -> u64 {
 #[cfg(test)]
 mod hymn_counts_tests {
     use super::*;
-    use crate::generate::{erdos_renyi, random_regular};
+    use crate::generate::{
+        barabasi_albert, erdos_renyi, random_geometric, random_regular, watts_strogatz,
+    };
     use benchtop_compute::rng::seeded;
 
     /// Pattern edges on nodes 0..4 and the size of its automorphism group.
@@ -197,6 +199,16 @@ mod hymn_counts_tests {
         }
         for d in [3, 4] {
             graphs.push(random_regular(8, d, &mut rng).unwrap());
+        }
+        // The structured families (issue 34's graphs other than the example's).
+        for beta in [0.0, 0.3] {
+            graphs.push(watts_strogatz(8, 4, beta, &mut rng));
+        }
+        for m in [1, 2, 3] {
+            graphs.push(barabasi_albert(8, m, &mut rng).unwrap());
+        }
+        for r in [0.4, 0.6] {
+            graphs.push(random_geometric(8, r, &mut rng));
         }
         let mut nonzero = 0;
         for g in &graphs {

@@ -371,6 +371,73 @@ mod hymn_model_tests {
         }
     }
 
+    /// MPNN+CSE sees exactly what the marking methods see, without the marked copies: its rows
+    /// are each graph's unmarked copy in a centrality+CSE (or random+CSE) batch, and every
+    /// marked copy differs from them only in the mark channel, on the marked node.
+    #[test]
+    fn mpnn_cse_sees_the_marked_methods_inputs_without_marks() {
+        use crate::generate::{GraphSetParams, generate};
+        use crate::sampling::Method;
+        use crate::train::{Prepared, batch_for};
+        let set = generate(
+            &GraphSetParams {
+                graphs: 12,
+                min_nodes: 6,
+                max_nodes: 9,
+                ..GraphSetParams::default()
+            },
+            2,
+        )
+        .unwrap();
+        let k = 8;
+        let prep = Prepared::new(&set, k);
+        let ids: Vec<usize> = (0..set.graphs.len()).collect();
+        let mut rng = seeded(1);
+        let plain = batch_for(&set, &prep, &ids, Method::MpnnCse, 2, k, &mut rng).unwrap();
+        let rows = |b: &Batch| b.x.to_vec2::<f32>().unwrap();
+        let p = rows(&plain);
+        assert_eq!(p[0].len(), 3 + k);
+        assert!(p.iter().all(|r| r[2] == 0.0), "no marks");
+        for marked_method in [Method::CentralityCse, Method::RandomCse] {
+            let t = 2;
+            let marked = batch_for(&set, &prep, &ids, marked_method, t, k, &mut rng).unwrap();
+            let m = rows(&marked);
+            assert_eq!(m.len(), p.len() * (1 + t));
+            let (mut at_p, mut at_m) = (0, 0);
+            for g in &set.graphs {
+                let unmarked = &p[at_p..at_p + g.n];
+                assert_eq!(&m[at_m..at_m + g.n], unmarked, "{marked_method:?}");
+                for copy in 1..=t {
+                    let rows = &m[at_m + copy * g.n..at_m + (copy + 1) * g.n];
+                    let marks: Vec<usize> = (0..g.n).filter(|&v| rows[v][2] == 1.0).collect();
+                    assert_eq!(marks.len(), 1);
+                    for (v, (a, b)) in rows.iter().zip(unmarked).enumerate() {
+                        assert_eq!(a[..2], b[..2]);
+                        assert_eq!(a[3..], b[3..]);
+                        assert_eq!(a[2] == 1.0, v == marks[0]);
+                    }
+                }
+                at_p += g.n;
+                at_m += g.n * (1 + t);
+            }
+        }
+        // Without the CSE the same holds for the plain MPNN against centrality marking.
+        let plain = batch_for(&set, &prep, &ids, Method::Mpnn, 2, k, &mut rng).unwrap();
+        let marked = batch_for(&set, &prep, &ids, Method::Centrality, 2, k, &mut rng).unwrap();
+        let (p, m) = (rows(&plain), rows(&marked));
+        assert_eq!(p[0].len(), 3);
+        let n0 = set.graphs[0].n;
+        assert_eq!(m[..n0], p[..n0]);
+        // And the CSE columns of MPNN+CSE are the CSE itself.
+        let with_cse = batch_for(&set, &prep, &ids, Method::MpnnCse, 0, k, &mut rng).unwrap();
+        let w = rows(&with_cse);
+        for (row, cse) in w.iter().zip(&prep.cse[0]).take(n0) {
+            for j in 0..k {
+                assert_eq!(row[3 + j], cse[j] as f32);
+            }
+        }
+    }
+
     #[test]
     fn outputs_do_not_depend_on_node_order_or_batch_mates() {
         let g = Graph::new(5, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4)]).unwrap();

@@ -107,7 +107,8 @@ impl ExperimentParams {
 pub struct RunResult {
     /// The method.
     pub method: Method,
-    /// Marked copies per graph: T, 0 for the MPNN, the mean node count for the full bag.
+    /// Marked copies per graph: T, 0 for the MPNN (with or without the CSE), the mean node
+    /// count for the full bag.
     pub subgraphs: f64,
     /// Test MAE over standardised targets (MAE / training std).
     pub test_mae: f64,
@@ -143,6 +144,24 @@ fn not_computed() -> f64 {
 }
 
 impl ExperimentResult {
+    /// The test MAE of `method` at `t` marked copies (`t` is ignored for methods without T).
+    pub fn mae(&self, method: Method, t: usize) -> Option<f64> {
+        self.runs
+            .iter()
+            .find(|x| x.method == method && (!method.uses_t() || x.subgraphs == t as f64))
+            .map(|x| x.test_mae)
+    }
+
+    /// The largest T trained by any method that uses it (0 when none does).
+    pub fn max_t(&self) -> usize {
+        self.runs
+            .iter()
+            .filter(|x| x.method.uses_t())
+            .map(|x| x.subgraphs as usize)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The methods (with T) whose test MAE is not below the constant prediction's (none when
     /// the constant was not computed: `x >= NaN` is false).
     pub fn uninformative(&self) -> Vec<String> {
@@ -360,7 +379,7 @@ pub fn run(
             seed,
         )?;
         let subgraphs = match method {
-            Method::Mpnn => 0.0,
+            Method::Mpnn | Method::MpnnCse => 0.0,
             Method::FullBag => set.mean_nodes(),
             _ => t as f64,
         };
@@ -441,6 +460,12 @@ mod hymn_train_tests {
             [("centrality+CSE", 1.0), ("centrality+CSE", 2.0)]
         );
         assert_eq!(labels[7], ("full bag", set.mean_nodes()));
+        // Issue 34's baselines: the CSE without marks, and random marks with the CSE.
+        assert_eq!(labels[8], ("MPNN+CSE", 0.0));
+        assert_eq!(labels[9..11], [("random+CSE", 1.0), ("random+CSE", 2.0)]);
+        assert_eq!(r.mae(Method::MpnnCse, 5), Some(r.runs[8].test_mae));
+        assert_eq!(r.mae(Method::RandomCse, 2), Some(r.runs[10].test_mae));
+        assert_eq!(r.max_t(), 2);
         assert_eq!(r.split, (48, 12));
         // The constant baseline is the median of the training targets: shifting every target
         // by the same amount leaves it (and every standardised MAE) unchanged.

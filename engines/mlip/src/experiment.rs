@@ -1,12 +1,15 @@
 //! The PIWSL comparison: the same data and initial weights trained as `supervised`,
-//! `+PITC`, `+PISC` and `+PITC+PISC`, then held-out errors and NVE MD for each.
+//! `+PITC`, `+PISC` and `+PITC+PISC`, beside the baselines a referee asks for (a conservative
+//! model, forces = −∂E/∂R, trained on the same labels; a direct head given the configurations'
+//! force labels), then held-out errors and NVE MD for each, and the trivial references (zero
+//! force, the constant training-mean energy).
 
 use crate::loss::{Field, LossParts, LossSpec};
 use crate::md::{MdRun, nve};
 use crate::model::{ForceMode, Model, Rbf};
 use crate::potential::{System, SystemKind};
 use crate::sample::{Config, langevin, time_step};
-use crate::train::{Errors, Schedule, TrainData, evaluate, train};
+use crate::train::{Errors, Schedule, TrainData, evaluate, train, trivial};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -82,6 +85,16 @@ impl Default for MlipParams {
 /// The four training variants, in order.
 pub const VARIANTS: [&str; 4] = ["supervised", "+PITC", "+PISC", "+PITC+PISC"];
 
+/// Baseline: a conservative model (forces = −∂E/∂R, whatever the setting's force mode) trained
+/// with the supervised loss on the same labels. With energy-only labels its forces are taught
+/// by the energies, which a direct force head's are not.
+pub const CONSERVATIVE: &str = "conservative";
+
+/// Reference: the setting's model trained with the supervised loss on the same configurations
+/// *with* their force labels (λ_F), what force labels would buy. Only run when the setting's
+/// labels are energies only (otherwise `supervised` is exactly this).
+pub const FORCE_LABELLED: &str = "force-labelled head";
+
 /// One trained variant.
 #[derive(Clone, Debug)]
 pub struct VariantResult {
@@ -106,8 +119,11 @@ pub struct Comparison {
     pub train: Vec<Config>,
     /// Held-out configurations.
     pub test: Vec<Config>,
-    /// One entry per variant, in [`VARIANTS`] order.
+    /// One entry per trained name, in the order asked for.
     pub variants: Vec<VariantResult>,
+    /// The trivial references on the held-out set: `force_mae` of predicting zero force,
+    /// `energy_mae` of predicting the training labels' mean energy.
+    pub reference: Errors,
 }
 
 impl MlipParams {
@@ -148,10 +164,30 @@ impl MlipParams {
         System::new(self.system, self.atoms)
     }
 
+    /// The baselines run beside [`VARIANTS`] in this setting: [`CONSERVATIVE`], and
+    /// [`FORCE_LABELLED`] when the labels are energies only.
+    pub fn baselines(&self) -> Vec<&'static str> {
+        if self.force_labels {
+            vec![CONSERVATIVE]
+        } else {
+            vec![CONSERVATIVE, FORCE_LABELLED]
+        }
+    }
+
+    /// How `variant` (one of [`VARIANTS`], [`CONSERVATIVE`] or [`FORCE_LABELLED`]) produces
+    /// forces.
+    pub fn mode(&self, variant: &str) -> ForceMode {
+        if variant == CONSERVATIVE {
+            ForceMode::Gradient
+        } else {
+            self.force_mode
+        }
+    }
+
     /// The loss of one variant.
     pub fn spec(&self, variant: &str) -> LossSpec {
         LossSpec {
-            lambda_f: if self.force_labels {
+            lambda_f: if self.force_labels || variant == FORCE_LABELLED {
                 self.lambda_f
             } else {
                 0.0
@@ -199,7 +235,9 @@ pub fn data(params: &MlipParams, seed: u64) -> (Vec<Config>, Vec<Config>, Vec<Co
     (train, unl, test)
 }
 
-/// Trains `variants` (names from [`VARIANTS`]) on the same data and initial weights.
+/// Trains `variants` (names from [`VARIANTS`], [`CONSERVATIVE`], [`FORCE_LABELLED`]) on the
+/// same data and initial weights (a conservative model starts from the same energy network as
+/// the direct head's).
 pub fn compare(
     params: &MlipParams,
     variants: &[&str],
@@ -217,22 +255,25 @@ pub fn compare(
         r_min: 0.8,
         r_max: 2.5,
     };
-    let mut init_rng = StdRng::seed_from_u64(seed ^ 0x5eed);
-    let init = Model::new(
-        system,
-        params.force_mode,
-        params.hidden,
-        rbf,
-        system.energy_scale(),
-        offset,
-        &mut init_rng,
-    );
+    // The energy network's weights are drawn first, so every force mode starts from the same
+    // energy network.
+    let init = |mode: ForceMode| {
+        Model::new(
+            system,
+            mode,
+            params.hidden,
+            rbf,
+            system.energy_scale(),
+            offset,
+            &mut StdRng::seed_from_u64(seed ^ 0x5eed),
+        )
+    };
     let mut out = Vec::with_capacity(variants.len());
     let share = 1.0 / variants.len().max(1) as f64;
     for (k, name) in variants.iter().enumerate() {
         let sub = progress.slice(k as f64 * share, (k as f64 + 0.9) * share);
         sub.set_message(format!("training {name}"));
-        let mut model = init.clone();
+        let mut model = init(params.mode(name));
         let mut rng = StdRng::seed_from_u64(seed.wrapping_add(17));
         let history = train(
             &mut model,
@@ -269,11 +310,13 @@ pub fn compare(
         });
     }
     progress.set(1.0, "done");
+    let reference = trivial(&test, offset);
     Ok(Comparison {
         system,
         train: train_set,
         test,
         variants: out,
+        reference,
     })
 }
 

@@ -7,7 +7,8 @@
 //!   gradients of force losses (a second derivative; see [`model`] for why not candle).
 //! - [`loss`]: supervised E + λ_F·F, PITC and PISC exactly as in the paper's trainer.
 //! - [`train`], [`md`]: Adam, held-out errors and NVE velocity Verlet.
-//! - [`experiment`]: the four variants side by side, and force-field slices.
+//! - [`experiment`]: the four variants side by side with the conservative and force-labelled
+//!   baselines and the zero-force reference, and force-field slices.
 //! - [`bench`]: the timing behind `benchtop bench mlip`.
 
 pub mod bench;
@@ -23,6 +24,8 @@ pub mod train;
 #[cfg(test)]
 mod tests;
 
-pub use experiment::{Comparison, MlipParams, VARIANTS, VariantResult, compare};
+pub use experiment::{
+    CONSERVATIVE, Comparison, FORCE_LABELLED, MlipParams, VARIANTS, VariantResult, compare,
+};
 pub use model::{ForceMode, Model};
 pub use potential::{System, SystemKind};

@@ -315,7 +315,7 @@ fn mlip_physics_losses_lower_force_error_with_few_energy_labels() {
     };
     let c = compare(
         &params,
-        &["supervised", "+PITC+PISC"],
+        &["supervised", "+PITC+PISC", crate::CONSERVATIVE],
         0,
         &Progress::new(),
         &CancelToken::new(),
@@ -335,4 +335,91 @@ fn mlip_physics_losses_lower_force_error_with_few_energy_labels() {
         pi.md.steps_stable,
         sup.md.steps_stable
     );
+    // Issue 34: the supervised direct head gets no force teacher from energy labels, so its
+    // force error is that of predicting zero force (measured 2.43 against 2.29); the
+    // conservative model trained on the same energies learns forces (1.62) and PITC+PISC does
+    // not beat it (ratio 1.02).
+    let cons = &c.variants[2];
+    let zero = c.reference.force_mae;
+    assert!(
+        (sup.errors.force_mae / zero - 1.0).abs() < 0.15,
+        "supervised {} against zero force {zero}",
+        sup.errors.force_mae
+    );
+    assert!(
+        cons.errors.force_mae < 0.85 * zero,
+        "conservative {} against zero force {zero}",
+        cons.errors.force_mae
+    );
+    assert!(
+        pi.errors.force_mae > 0.9 * cons.errors.force_mae,
+        "+PITC+PISC {} against conservative {}",
+        pi.errors.force_mae,
+        cons.errors.force_mae
+    );
+}
+
+/// The baselines and the trivial references are what they say: the conservative baseline is a
+/// gradient model starting from the direct head's energy network (so, untrained, both predict
+/// the same energies), the force-labelled head is trained with λ_F whatever the setting, and
+/// the references are the zero force's and the training mean's errors.
+#[test]
+fn mlip_baselines_and_trivial_references_are_what_they_say() {
+    use crate::experiment::{CONSERVATIVE, FORCE_LABELLED, MlipParams, compare};
+    use benchtop_compute::{CancelToken, Progress};
+    let params = MlipParams {
+        atoms: 4,
+        labels: 3,
+        test_configs: 6,
+        stride: 10,
+        epochs: 0,
+        md_steps: 0,
+        hidden: 6,
+        rbf: 5,
+        ..MlipParams::default()
+    };
+    assert_eq!(params.baselines(), [CONSERVATIVE, FORCE_LABELLED]);
+    let with_forces = MlipParams {
+        force_labels: true,
+        ..params.clone()
+    };
+    assert_eq!(with_forces.baselines(), [CONSERVATIVE]);
+    assert_eq!(params.mode(CONSERVATIVE), ForceMode::Gradient);
+    assert_eq!(params.mode("supervised"), ForceMode::DirectHead);
+    assert_eq!(params.spec("supervised").lambda_f, 0.0);
+    assert_eq!(params.spec(FORCE_LABELLED).lambda_f, params.lambda_f);
+    assert_eq!(
+        params.spec(CONSERVATIVE).coef_rob + params.spec(CONSERVATIVE).coef_cyc,
+        0.0
+    );
+    let c = compare(
+        &params,
+        &["supervised", CONSERVATIVE, FORCE_LABELLED],
+        3,
+        &Progress::new(),
+        &CancelToken::new(),
+    )
+    .unwrap();
+    let names: Vec<&str> = c.variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["supervised", CONSERVATIVE, FORCE_LABELLED]);
+    assert!(c.variants[1].model.force_net.is_none());
+    assert!(c.variants[2].model.force_net.is_some());
+    for t in &c.test {
+        assert_eq!(
+            c.variants[0].model.energy(&t.r),
+            c.variants[1].model.energy(&t.r)
+        );
+    }
+    let offset = c.train.iter().map(|t| t.energy).sum::<f64>() / c.train.len() as f64;
+    let e_ref = c
+        .test
+        .iter()
+        .map(|t| (t.energy - offset).abs())
+        .sum::<f64>()
+        / 6.0;
+    let forces: Vec<f64> = c.test.iter().flat_map(|t| t.forces.clone()).collect();
+    let f_ref = forces.iter().map(|f| f.abs()).sum::<f64>() / forces.len() as f64;
+    assert!((c.reference.energy_mae - e_ref).abs() < 1e-12);
+    assert!((c.reference.force_mae - f_ref).abs() < 1e-12);
+    assert_eq!(forces.len(), 6 * 12);
 }

@@ -76,6 +76,25 @@ pub struct Errors {
     pub force_mae: f64,
 }
 
+/// The trivial references' errors on `test`: `energy_mae` of the constant `energy` (the
+/// training labels' mean, what a model that learned nothing predicts), `force_mae` of zero
+/// force. A model whose force error is not below this has learned nothing about forces.
+pub fn trivial(test: &[Config], energy: f64) -> Errors {
+    let energy_mae =
+        test.iter().map(|c| (c.energy - energy).abs()).sum::<f64>() / test.len().max(1) as f64;
+    let components: usize = test.iter().map(|c| c.forces.len()).sum();
+    let force_mae = test
+        .iter()
+        .flat_map(|c| c.forces.iter())
+        .map(|f| f.abs())
+        .sum::<f64>()
+        / components.max(1) as f64;
+    Errors {
+        energy_mae,
+        force_mae,
+    }
+}
+
 /// Errors of `model` on `test`.
 pub fn evaluate(model: &Model, test: &[Config]) -> Errors {
     let (mut ee, mut fe, mut nf) = (0.0, 0.0, 0usize);

@@ -494,3 +494,87 @@ fn default_run_improves_on_the_offline_set() {
     eprintln!("wall {:.1} s", start.elapsed().as_secs_f64());
     assert!(result.methods[0].metrics.hypervolume > result.offline_metrics.hypervolume);
 }
+
+/// Over seeds: the study's first seed is the returned result, its second seed's numbers are the
+/// single run at that seed, and the paired comparison counts them.
+#[test]
+fn seeds_are_whole_runs_compared_pairwise() {
+    let config = OptimiseConfig { seeds: 2, ..tiny() };
+    let mut stages = Vec::new();
+    let result = benchtop_molstitch::optimise::run_seeds(
+        &offline(),
+        &config,
+        None,
+        &Progress::new(),
+        &CancelToken::new(),
+        &mut |e: &OptimiseEvent| {
+            if let OptimiseEvent::Stage { name } = e {
+                stages.push(name.clone());
+            }
+        },
+    )
+    .unwrap();
+    let (first, _) = run_tiny(&tiny(), None).unwrap();
+    let (second, _) = run_tiny(&OptimiseConfig { seed: 4, ..tiny() }, None).unwrap();
+    assert_eq!(json(&result.methods), json(&first.methods));
+    let study = result.seed_study.as_ref().expect("two seeds make a study");
+    assert_eq!(study.seeds, [3, 4]);
+    assert!(stages.iter().any(|s| s == "seed 4 (2 of 2)"), "{stages:?}");
+    let spread = |name: &str| {
+        study
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.metrics.iter().find(|(k, _)| k == "hypervolume"))
+            .map(|(_, s)| s.clone())
+            .unwrap()
+    };
+    let ours = spread("MolStitch");
+    assert_eq!(
+        ours.values,
+        [
+            first.methods[0].metrics.hypervolume,
+            second.methods[0].metrics.hypervolume
+        ]
+    );
+    assert!((ours.mean - (ours.values[0] + ours.values[1]) / 2.0).abs() < 1e-15);
+    let crossover = spread("BRICS crossover");
+    let p = study
+        .paired
+        .iter()
+        .find(|p| p.reference == "BRICS crossover" && p.metric == "hypervolume")
+        .unwrap();
+    let wins = (0..2)
+        .filter(|&j| ours.values[j] > crossover.values[j])
+        .count();
+    assert_eq!(p.wins, wins);
+    assert_eq!(p.wins + p.losses + p.ties, 2);
+    assert!(
+        (p.mean_difference - (ours.mean - crossover.mean)).abs() < 1e-12,
+        "{p:?}"
+    );
+    assert!(
+        p.sign_test_p >= 0.5,
+        "two seeds are never significant: {p:?}"
+    );
+    assert_eq!(study.claims.len(), 2);
+    // One seed: no study.
+    let one = benchtop_molstitch::optimise::run_seeds(
+        &offline(),
+        &OptimiseConfig { seeds: 1, ..tiny() },
+        None,
+        &Progress::new(),
+        &CancelToken::new(),
+        &mut |_: &OptimiseEvent| {},
+    )
+    .unwrap();
+    assert!(one.seed_study.is_none());
+    assert_eq!(
+        key_of(
+            OptimiseConfig { seeds: 0, ..tiny() }
+                .validate()
+                .unwrap_err()
+        ),
+        "seeds"
+    );
+}

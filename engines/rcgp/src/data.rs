@@ -19,11 +19,12 @@ pub struct Dataset {
     pub times: Vec<f64>,
     /// Locations (one for a plain time series).
     pub locations: Vec<[f64; 2]>,
-    /// The clean values the methods are scored against, time-major (t · n_s + i): the
-    /// noise-free field for synthetic data, the series before outliers were injected for real
-    /// data.
+    /// The reference values the methods are scored against, time-major (t · n_s + i): the
+    /// noise-free field for synthetic data, a CSV's `truth` column when it has one, otherwise
+    /// the observations before outliers were injected (which keep any outliers of their own).
     pub clean: Vec<f64>,
-    /// Whether `clean` is the latent field (synthetic) or itself an observation (real data).
+    /// Whether `clean` is a clean truth (the synthetic field, a CSV's truth column) or the
+    /// observations themselves (real data without a truth).
     pub clean_is_latent: bool,
     /// The observations, time-major.
     pub y: Vec<f64>,
@@ -40,6 +41,17 @@ impl Dataset {
     /// Number of times T.
     pub fn n_times(&self) -> usize {
         self.times.len()
+    }
+
+    /// What the scores are against: `"truth"` (a clean truth: the synthetic field or a CSV's
+    /// truth column) or `"observations"` (the data before the injected outliers, with any
+    /// outliers they have of their own).
+    pub fn scored_against(&self) -> &'static str {
+        if self.clean_is_latent {
+            "truth"
+        } else {
+            "observations"
+        }
     }
 }
 
@@ -141,6 +153,7 @@ impl std::error::Error for DataError {}
 /// A CSV table: header and rows of cells with their line numbers.
 struct Table<'a> {
     file: &'a str,
+    header_line: usize,
     header: Vec<String>,
     rows: Vec<(usize, Vec<&'a str>)>,
 }
@@ -158,7 +171,7 @@ impl<'a> Table<'a> {
             .enumerate()
             .map(|(k, l)| (k + 1, l.trim()))
             .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-        let (_, header) = lines.next().ok_or_else(|| err(0, "the file is empty"))?;
+        let (header_line, header) = lines.next().ok_or_else(|| err(0, "the file is empty"))?;
         let header: Vec<String> = header.split(',').map(|c| c.trim().to_owned()).collect();
         let mut rows = Vec::new();
         for (line, l) in lines {
@@ -174,7 +187,12 @@ impl<'a> Table<'a> {
         if rows.is_empty() {
             return Err(err(0, "no data rows after the header"));
         }
-        Ok(Self { file, header, rows })
+        Ok(Self {
+            file,
+            header_line,
+            header,
+            rows,
+        })
     }
 
     fn error(&self, line: usize, column: usize, message: String) -> DataError {
@@ -281,38 +299,54 @@ fn check_increasing(
     Ok(())
 }
 
-/// A series dataset (clean = observed) from columns.
+/// A series dataset from columns: scored against `truth` when given, else against the
+/// observations themselves.
 fn series(
     name: String,
     time_label: &str,
     times: Vec<f64>,
     locations: Vec<[f64; 2]>,
     y: Vec<f64>,
+    truth: Option<Vec<f64>>,
 ) -> Dataset {
     Dataset {
         name,
         time_label: time_label.to_owned(),
         outlier: vec![false; y.len()],
-        clean: y.clone(),
-        clean_is_latent: false,
+        clean_is_latent: truth.is_some(),
+        clean: truth.unwrap_or_else(|| y.clone()),
         times,
         locations,
         y,
     }
 }
 
+/// The suffix of a wide CSV's truth column: `temp_truth` is the clean truth of `temp`.
+pub const TRUTH_SUFFIX: &str = "_truth";
+
+/// The value column a wide CSV header names the truth of (`temp_truth` → `temp`), if any.
+fn truth_of(name: &str) -> Option<&str> {
+    let n = name.len().checked_sub(TRUTH_SUFFIX.len())?;
+    (n > 0 && name.is_char_boundary(n) && name[n..].eq_ignore_ascii_case(TRUTH_SUFFIX))
+        .then(|| &name[..n])
+}
+
 /// Parses a CSV text. Two layouts:
-/// * long, with columns `time,x,y,value` (any order, case-insensitive): every time must have
-///   the same set of locations (x, y);
-/// * wide: the first column is time, the others values. `column` 0 takes every value column as
-///   a location on a line (x = 0, 1, …); k ≥ 1 takes only the k-th value column.
+/// * long, with columns `time,x,y,value` and optionally `truth` (any order, case-insensitive):
+///   every time must have the same set of locations (x, y);
+/// * wide: the first column is time, the others values; a column named `<name>_truth` is the
+///   clean truth of the value column `<name>` (every value column used needs one, or none
+///   has). `column` 0 takes every value column as a location on a line (x = 0, 1, …); k ≥ 1
+///   takes only the k-th value column (truth columns not counted).
 ///
+/// With a truth the methods are scored against it (the truth is taken as the noise-free field,
+/// like the Figure-1 field's f); without one, against the observations themselves.
 /// Times are numbers or dates (decimal years) and must increase strictly.
 pub fn parse_csv(file: &str, text: &str, column: usize) -> Result<Dataset, DataError> {
     let table = Table::parse(file, text)?;
     let long = ["time", "x", "y", "value"].map(|c| table.column(c));
     if let [Some(tc), Some(xc), Some(yc), Some(vc)] = long {
-        return parse_long(&table, [tc, xc, yc, vc]);
+        return parse_long(&table, [tc, xc, yc, vc], table.column("truth"));
     }
     if table.header.len() < 2 {
         return Err(table.error(
@@ -321,26 +355,71 @@ pub fn parse_csv(file: &str, text: &str, column: usize) -> Result<Dataset, DataE
             "need a time column and at least one value column".to_owned(),
         ));
     }
+    let header_line = table.header_line;
+    // Truth columns: each names a value column.
+    let mut truth_column = vec![None; table.header.len()];
+    for (c, name) in table.header.iter().enumerate().skip(1) {
+        if let Some(of) = truth_of(name) {
+            match table.column(of) {
+                Some(v) if v > 0 && truth_of(&table.header[v]).is_none() => {
+                    truth_column[v] = Some(c);
+                }
+                _ => {
+                    return Err(table.error(
+                        header_line,
+                        c + 1,
+                        format!("`{name}` is the truth of a column `{of}`, which the file lacks"),
+                    ));
+                }
+            }
+        }
+    }
+    let values: Vec<usize> = (1..table.header.len())
+        .filter(|&c| truth_of(&table.header[c]).is_none())
+        .collect();
     let value_columns: Vec<usize> = if column == 0 {
-        (1..table.header.len()).collect()
-    } else if column < table.header.len() {
-        vec![column]
+        values
+    } else if let Some(&c) = values.get(column - 1) {
+        vec![c]
     } else {
         return Err(table.error(
-            1,
+            header_line,
             0,
             format!(
                 "value column {column} asked for, the file has {}",
-                table.header.len() - 1
+                values.len()
             ),
         ));
     };
+    if value_columns.is_empty() {
+        return Err(table.error(
+            header_line,
+            0,
+            "need at least one value column besides the truth columns".to_owned(),
+        ));
+    }
+    let with_truth = value_columns.iter().any(|&c| truth_column[c].is_some());
+    if with_truth && let Some(&c) = value_columns.iter().find(|&&c| truth_column[c].is_none()) {
+        return Err(table.error(
+            header_line,
+            c + 1,
+            format!(
+                "`{}` has no truth column `{}{TRUTH_SUFFIX}` while another value column has \
+                 one: give every value column its truth, or none",
+                table.header[c], table.header[c]
+            ),
+        ));
+    }
     let mut times = Vec::new();
     let mut y = Vec::new();
+    let mut truth = Vec::new();
     for (line, cells) in &table.rows {
         times.push((*line, table.time(*line, 0, cells[0])?));
         for &c in &value_columns {
             y.push(table.number(*line, c, cells[c])?);
+            if let Some(tc) = truth_column[c] {
+                truth.push(table.number(*line, tc, cells[tc])?);
+            }
         }
     }
     check_increasing(&table, &times, 0)?;
@@ -355,13 +434,19 @@ pub fn parse_csv(file: &str, text: &str, column: usize) -> Result<Dataset, DataE
         times.into_iter().map(|(_, t)| t).collect(),
         locations,
         y,
+        with_truth.then_some(truth),
     ))
 }
 
-fn parse_long(table: &Table<'_>, [tc, xc, yc, vc]: [usize; 4]) -> Result<Dataset, DataError> {
+fn parse_long(
+    table: &Table<'_>,
+    [tc, xc, yc, vc]: [usize; 4],
+    truth_column: Option<usize>,
+) -> Result<Dataset, DataError> {
     let mut times: Vec<(usize, f64)> = Vec::new();
     let mut locations: Vec<[f64; 2]> = Vec::new();
     let mut y = Vec::new();
+    let mut truth = Vec::new();
     let mut at_time: Vec<[f64; 2]> = Vec::new();
     for (line, cells) in &table.rows {
         let t = table.time(*line, tc, cells[tc])?;
@@ -370,6 +455,9 @@ fn parse_long(table: &Table<'_>, [tc, xc, yc, vc]: [usize; 4]) -> Result<Dataset
             table.number(*line, yc, cells[yc])?,
         ];
         let v = table.number(*line, vc, cells[vc])?;
+        if let Some(c) = truth_column {
+            truth.push(table.number(*line, c, cells[c])?);
+        }
         if times.last().is_none_or(|&(_, last)| last != t) {
             if let Some(&(prev_line, _)) = times.last() {
                 if times.len() == 1 {
@@ -408,6 +496,7 @@ fn parse_long(table: &Table<'_>, [tc, xc, yc, vc]: [usize; 4]) -> Result<Dataset
         times.into_iter().map(|(_, t)| t).collect(),
         locations,
         y,
+        truth_column.map(|_| truth),
     ))
 }
 
@@ -467,6 +556,7 @@ pub fn stocks(symbol: &str) -> Result<Dataset, DataError> {
         times.into_iter().map(|(_, t)| t).collect(),
         vec![[0.0, 0.0]],
         y,
+        None,
     ))
 }
 
@@ -494,6 +584,7 @@ pub fn seattle_weather(column: &str) -> Result<Dataset, DataError> {
         times.into_iter().map(|(_, t)| t).collect(),
         vec![[0.0, 0.0]],
         y,
+        None,
     ))
 }
 
@@ -546,6 +637,66 @@ mod tests {
         assert_eq!(long.locations[1], [1.0, 0.0]);
         let dates = parse_csv("d.csv", "date,v\n2012-01-01,1\n2012/01/02,2\n", 0).expect("dates");
         assert!((dates.times[1] - dates.times[0] - 1.0 / 365.2425).abs() < 1e-12);
+    }
+
+    /// A clean truth rides along: a `truth` column in the long layout, `<name>_truth` in the
+    /// wide one; the scores are then against it, otherwise against the observations.
+    #[test]
+    fn rcgp_data_csv_truth_columns_are_the_reference() {
+        let long = parse_csv(
+            "l.csv",
+            "time,x,y,value,truth\n0,0,0,9,1\n0,1,0,2,2\n1,0,0,3,3\n1,1,0,4,4.5\n",
+            0,
+        )
+        .expect("long with truth");
+        assert_eq!(long.y, vec![9.0, 2.0, 3.0, 4.0]);
+        assert_eq!(long.clean, vec![1.0, 2.0, 3.0, 4.5]);
+        assert_eq!(long.scored_against(), "truth");
+        let wide = parse_csv(
+            "w.csv",
+            "t,a,b,a_truth,B_TRUTH\n0,1,2,1.5,2.5\n1,3,40,3.5,4.5\n",
+            0,
+        )
+        .expect("wide with truth");
+        assert_eq!((wide.n_times(), wide.n_space()), (2, 2));
+        assert_eq!(wide.y, vec![1.0, 2.0, 3.0, 40.0]);
+        assert_eq!(wide.clean, vec![1.5, 2.5, 3.5, 4.5]);
+        assert_eq!(wide.scored_against(), "truth");
+        // Column 2 is the second value column (truth columns are not counted).
+        let b = parse_csv("w.csv", "t,a,a_truth,b\n0,1,1,2\n1,3,3,4\n", 2).expect("column 2");
+        assert_eq!(
+            (b.y.clone(), b.scored_against()),
+            (vec![2.0, 4.0], "observations")
+        );
+        let plain = parse_csv("w.csv", "t,a\n0,1\n1,3\n", 0).expect("plain");
+        assert_eq!(plain.clean, plain.y);
+        assert_eq!(plain.scored_against(), "observations");
+        let cases = [
+            (
+                "t,a,c_truth\n0,1,1\n",
+                "e.csv: line 1, column 3: `c_truth` is the truth of a column `c`",
+            ),
+            (
+                "# comment\nt,a,b,a_truth\n0,1,2,1\n",
+                "e.csv: line 2, column 3: `b` has no truth column `b_truth`",
+            ),
+            (
+                "t,a,a_truth\n0,1,1\n1,2,x\n",
+                "e.csv: line 3, column 3: `x` is not a number",
+            ),
+            (
+                "time,x,y,value,truth\n0,0,0,1,1\n1,0,0,2,inf\n",
+                "e.csv: line 3, column 5: value `inf` is not finite",
+            ),
+            (
+                "t,a_truth\n0,1\n",
+                "line 1, column 2: `a_truth` is the truth of a column `a`",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = parse_csv("e.csv", text, 0).expect_err(text).to_string();
+            assert!(err.contains(expected), "{text:?}: {err}");
+        }
     }
 
     /// Bad input gives an error that names the file, line and column.

@@ -7,6 +7,7 @@ use crate::data;
 use crate::dense;
 use crate::experiment::{self, RcgpParams, Source};
 use crate::filter;
+use crate::fit;
 use crate::kernel::{SpatialKernel, TemporalKernel};
 use crate::model::{Hyper, KernelChoice, Prior};
 use crate::robust::{Observation, RobustSettings};
@@ -190,10 +191,13 @@ fn figure1_params(grid: usize, n_times: usize, rate: f64, seed: u64) -> RcgpPara
 
 /// Known answer 3: with 5 % outliers of size 6–8 on the Figure-1 field (5×5 grid × 40 times,
 /// hyperparameters fitted), ST-RCGP's RMSE against the clean truth is well below STGP's. Measured
-/// (seeds 1, 2): STGP/ST-RCGP RMSE ratio 23.9 and 40.5 (STGP's likelihood fit chases the
-/// outliers with a tiny time length scale); asserted: ≥ 5. With both methods at the same fixed
-/// hyperparameters (no fit) the ratio is 13.9 (0.722 / 0.052); asserted ≥ 5. Outliers get small
-/// weights.
+/// (seeds 1, 2) with both fits multi-start (issue 34: STGP at its maximum likelihood, which
+/// explains the outliers as noise, σ² ≈ 5.2): STGP/ST-RCGP RMSE ratio 4.77 (0.3136 / 0.0658)
+/// and 8.34 (0.3252 / 0.0390); asserted: ≥ 3. Before issue 34 STGP was fitted from one start,
+/// which chased the outliers with a tiny time length scale (ℓ_t 0.013, log likelihood −2323
+/// against −2295 at the optimum), and the ratios were 23.9 and 40.5 (asserted ≥ 5). With both
+/// methods at the same fixed hyperparameters (no fit) the ratio is 13.9 (0.722 / 0.052);
+/// asserted ≥ 5. Outliers get small weights.
 #[test]
 fn rcgp_robust_beats_standard_under_outliers_on_figure1() {
     for seed in [1, 2] {
@@ -209,7 +213,7 @@ fn rcgp_robust_beats_standard_under_outliers_on_figure1() {
             "seed {seed}: STGP {:.4} ST-RCGP {:.4} ratio {ratio:.2}; nlpd {:.3} {:.3}; hyper {:?} / {:?}",
             r.stgp.rmse, r.rcgp.rmse, r.stgp.nlpd, r.rcgp.nlpd, r.stgp.hyper, r.rcgp.hyper
         );
-        assert!(ratio > 5.0, "seed {seed}: ratio {ratio}");
+        assert!(ratio > 3.0, "seed {seed}: ratio {ratio}");
         assert!(r.rcgp.nlpd < r.stgp.nlpd);
         let (mut w_out, mut w_in) = (0.0f64, 1.0f64);
         for (k, &o) in r.data.outlier.iter().enumerate() {
@@ -346,4 +350,130 @@ fn rcgp_filter_rejects_bad_input_by_name() {
         .expect_err("noise")
         .to_string();
     assert!(err.contains("noise must be finite and positive"), "{err}");
+}
+
+/// Issue 34: a maximum-likelihood fit from one start can stop far from the maximum. On the
+/// Figure-1 field with outliers (5×5 grid × 40 times, 5 % outliers, seed 1, standardised units)
+/// STGP's fit from the default start chases the outliers with a tiny time length scale and stops
+/// at a local optimum: ℓ_t 0.0129, σ² 0.388, log likelihood −2323.14 (not at the e^±12 bound:
+/// with L-BFGS none of these starts reaches it). The multi-start fit, from the same start plus
+/// seven spread ones at the same iterations per start, explains the outliers as noise instead
+/// and reaches −2294.92 (ℓ_t 0.211, σ² 5.24, from the eighth start); STGP's RMSE against the
+/// truth drops from 1.56 to 0.314.
+#[test]
+fn rcgp_multi_start_fit_escapes_the_optimum_a_single_start_stops_at() {
+    let params = figure1_params(5, 40, 0.05, 1);
+    let data = experiment::load_data(&params.data, params.seed, None).expect("data");
+    let (offset, scale) = experiment::robust_scale(&data.y);
+    let ys: Vec<f64> = data.y.iter().map(|v| (v - offset) / scale).collect();
+    let prior = Prior {
+        kernel: params.kernel,
+        hyper: params.hyper,
+        times: &data.times,
+        locations: &data.locations,
+    };
+    let fit = |starts| {
+        fit::fit(
+            &prior,
+            &ys,
+            fit::Objective::Marginal,
+            fit::Budget {
+                max_iterations: params.fit_iterations,
+                starts,
+            },
+            &[],
+            &Progress::new(),
+            &CancelToken::new(),
+        )
+        .expect("fit")
+    };
+    let single = fit(1);
+    let multi = fit(experiment::DEFAULT_FIT_STARTS);
+    eprintln!("single: {single:?}\nmulti: {multi:?}");
+    // One start is the multi-start fit's first.
+    assert_eq!(single.objective, single.single_start_objective);
+    assert_eq!(single.objective, multi.single_start_objective);
+    assert_eq!((single.starts, multi.starts), (1, 8));
+    assert!((single.objective + 2323.14).abs() < 0.01, "{single:?}");
+    assert!(
+        single.hyper.time_length < 0.02,
+        "chases the outliers: {single:?}"
+    );
+    assert!((multi.objective + 2294.92).abs() < 0.01, "{multi:?}");
+    assert!(multi.objective > single.objective + 25.0);
+    assert!(multi.best_start > 0 && multi.hyper.noise > 4.0, "{multi:?}");
+}
+
+/// The trivial references: with outliers of known size the raw observations' RMSE is exactly
+/// what they add, and a per-location constant is scored like any predictor.
+#[test]
+fn rcgp_references_are_what_no_model_gives() {
+    let mut d = data::figure1(2, 3, 0.0, 1);
+    // No noise: the observations equal the truth, so their RMSE is 0 before outliers.
+    assert_eq!(experiment::References::of(&d).observations_rmse, 0.0);
+    d.y[0] += 4.0;
+    let r = experiment::References::of(&d);
+    assert!(
+        (r.observations_rmse - (16.0_f64 / 12.0).sqrt()).abs() < 1e-12,
+        "{r:?}"
+    );
+    let (means, _) = experiment::location_moments(&d);
+    let constant: Vec<f64> = (0..12).map(|k| means[k % 4]).collect();
+    assert!((r.location_mean_rmse - crate::metrics::rmse(&constant, &d.clean)).abs() < 1e-15);
+    assert!(r.location_mean_nlpd.is_finite());
+}
+
+/// A CSV with a truth column is scored against it; without one, against the observations, and
+/// the result says which.
+#[test]
+fn rcgp_csv_scores_say_what_they_are_against() {
+    let dir = std::env::temp_dir().join(format!("benchtop-rcgp-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    let mut with_truth = String::from("t,a,a_truth\n");
+    let mut plain = String::from("t,a\n");
+    for k in 0..40 {
+        let t = f64::from(k) / 39.0;
+        let truth = (6.0 * t).sin();
+        let noise = 0.05 * f64::from((k * 7) % 5) - 0.1;
+        let outlier = if k % 10 == 3 { 8.0 } else { 0.0 };
+        with_truth.push_str(&format!("{t},{},{truth}\n", truth + noise + outlier));
+        plain.push_str(&format!("{t},{}\n", truth + noise + outlier));
+    }
+    std::fs::write(dir.join("truth.csv"), with_truth).expect("write");
+    std::fs::write(dir.join("plain.csv"), plain).expect("write");
+    let mut p = RcgpParams::default();
+    p.data.source = Source::Csv;
+    p.data.outlier_rate = 0.0;
+    p.fit_starts = 3;
+    p.data.csv_path = "truth.csv".to_owned();
+    let r =
+        experiment::run(&p, Some(&dir), &Progress::new(), &CancelToken::new()).expect("with truth");
+    assert_eq!(r.data.scored_against(), "truth");
+    // Against the truth the raw observations carry their 4 outliers of 8.
+    let refs = r.references.expect("references");
+    assert!(
+        refs.observations_rmse > 8.0 * (4.0_f64 / 40.0).sqrt() - 0.1,
+        "{refs:?}"
+    );
+    assert!(
+        r.rcgp.rmse < r.stgp.rmse,
+        "{} vs {}",
+        r.rcgp.rmse,
+        r.stgp.rmse
+    );
+    assert!(
+        r.verdict().ends_with("against the truth"),
+        "{}",
+        r.verdict()
+    );
+    p.data.csv_path = "plain.csv".to_owned();
+    let r = experiment::run(&p, Some(&dir), &Progress::new(), &CancelToken::new()).expect("plain");
+    assert_eq!(r.data.scored_against(), "observations");
+    assert_eq!(r.references.expect("references").observations_rmse, 0.0);
+    assert!(
+        r.verdict().ends_with("against the observations"),
+        "{}",
+        r.verdict()
+    );
+    std::fs::remove_dir_all(&dir).expect("remove the temporary folder");
 }

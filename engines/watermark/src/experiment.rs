@@ -2,6 +2,7 @@
 //! model, key and prompts; detect, decode, attack, and measure perplexity under two models.
 
 use crate::attack::{self, Attack};
+use crate::claims::{self, Claim};
 use crate::detect::{self, Detection};
 use crate::gru::GruConfig;
 use crate::lm::{self, ModelChoice, ModelPair, ModelReport, ModelSetup};
@@ -182,6 +183,11 @@ pub struct MethodResult {
     pub tpr_at_1pct_fpr: f64,
     /// Mean bit accuracy of the decoded message by length (empty for zero-bit KGW).
     pub bit_accuracy_by_tokens: Vec<AtLength>,
+    /// Mean fraction of the message positions the decoder's keyed coin settled (no scored
+    /// token, or tied counts), by length (empty for zero-bit KGW and for results saved before
+    /// the coin).
+    #[serde(default)]
+    pub coin_fraction_by_tokens: Vec<AtLength>,
     /// ROC at full length.
     pub roc: Vec<(f64, f64)>,
 }
@@ -189,6 +195,10 @@ pub struct MethodResult {
 /// The Monte Carlo check that StealthInk preserves the distribution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DistributionCheck {
+    /// Bits per symbol c the check ran at (2^c colour lists); 0 in results saved before it was
+    /// recorded.
+    #[serde(default)]
+    pub bits_per_symbol: usize,
     /// Vocabulary of the check.
     pub vocab: usize,
     /// Random permutations averaged.
@@ -254,17 +264,44 @@ pub struct WatermarkResult {
     pub distribution_check: DistributionCheck,
     /// The attack curve (StealthInk, full length).
     pub attack_curve: Vec<AttackPoint>,
-    /// KS distance to uniform of the exact p-values of the plain texts.
-    pub null_ks_exact: f64,
-    /// KS distance to uniform of the paper's Gaussian p-values of the plain texts.
-    pub null_ks_gauss: f64,
+    /// Kolmogorov–Smirnov distance to uniform of the exact p-values of the plain texts
+    /// (randomised within their atom).
+    #[serde(alias = "null_ks_exact")]
+    pub null_ks_distance_exact: f64,
+    /// Kolmogorov–Smirnov distance to uniform of the paper's Gaussian p-values of the plain
+    /// texts.
+    #[serde(alias = "null_ks_gauss")]
+    pub null_ks_distance_gauss: f64,
+    /// The KS test's p-value of [`Self::null_ks_distance_exact`] for [`Self::null_texts`]
+    /// texts ([`stats::ks_p_value`]; NaN in results saved before it was computed).
+    #[serde(default = "not_computed")]
+    pub null_ks_p_exact: f64,
+    /// The KS test's p-value of [`Self::null_ks_distance_gauss`].
+    #[serde(default = "not_computed")]
+    pub null_ks_p_gauss: f64,
+    /// Plain texts whose p-values the KS tests compare with the uniform law.
+    #[serde(default)]
+    pub null_texts: usize,
     /// The example texts.
     pub example: Example,
     /// How the models score on the held-out verses and how the GRUs trained (None for the
     /// synthetic pair).
     #[serde(default)]
     pub model: Option<ModelReport>,
+    /// The paper's claims judged on this run ([`claims::judge`]; empty in results saved before
+    /// they were).
+    #[serde(default)]
+    pub claims: Vec<Claim>,
 }
+
+/// NaN: a value older saved results do not hold.
+fn not_computed() -> f64 {
+    f64::NAN
+}
+
+/// The chance level of bit accuracy: a decoder that knows nothing gets each bit right with
+/// probability ½ (plain text decodes at it; see [`detect`]).
+pub const BIT_ACCURACY_CHANCE: f64 = 0.5;
 
 /// Where an experiment's model files are: the GRU weight cache and the folder a relative
 /// `weights_file` is read from.
@@ -363,6 +400,7 @@ pub fn distribution_check(vocab: usize, c: usize, draws: usize, seed: u64) -> Di
         max_se = max_se.max((var / n).sqrt());
     }
     DistributionCheck {
+        bits_per_symbol: c,
         vocab,
         draws,
         max_abs_deviation: max_dev,
@@ -393,6 +431,14 @@ fn scores(d: &[Detection]) -> Vec<f64> {
 fn mean_accuracy(d: &[Detection], scheme: &Scheme, bits: usize) -> f64 {
     d.iter()
         .map(|x| detect::bit_accuracy(&x.decoded, &scheme.symbols, scheme.bits_per_symbol, bits))
+        .sum::<f64>()
+        / d.len().max(1) as f64
+}
+
+/// Mean fraction of the message positions the keyed coin settled.
+fn mean_coin_fraction(d: &[Detection], positions: usize) -> f64 {
+    d.iter()
+        .map(|x| x.by_coin as f64 / positions.max(1) as f64)
         .sum::<f64>()
         / d.len().max(1) as f64
 }
@@ -537,6 +583,7 @@ pub fn run_with(
         };
         let mut auc_by_tokens = Vec::new();
         let mut acc_by_tokens = Vec::new();
+        let mut coin_by_tokens = Vec::new();
         let mut tpr = f64::NAN;
         let mut roc = Vec::new();
         for &len in &lengths {
@@ -553,6 +600,10 @@ pub fn run_with(
                     tokens: len,
                     value: mean_accuracy(&dp_all, &scheme, p.message_bits),
                 });
+                coin_by_tokens.push(AtLength {
+                    tokens: len,
+                    value: mean_coin_fraction(&dp_all, scheme.symbols.len()),
+                });
             }
             if len == full {
                 tpr = stats::tpr_at_fpr(&sp, &sn, 0.01);
@@ -568,6 +619,7 @@ pub fn run_with(
             auc_by_tokens,
             tpr_at_1pct_fpr: tpr,
             bit_accuracy_by_tokens: acc_by_tokens,
+            coin_fraction_by_tokens: coin_by_tokens,
             roc,
         });
     }
@@ -579,6 +631,7 @@ pub fn run_with(
         .map(|d| d.p_below + rng.random::<f64>() * (d.p_exact - d.p_below))
         .collect();
     let gauss: Vec<f64> = null.iter().map(|d| d.p_gauss).collect();
+    let (ks_exact, ks_gauss) = (stats::ks_uniform(&exact), stats::ks_uniform(&gauss));
     progress.set(0.8, "attacking");
     let stealth = tokens_of(&texts[1]);
     let null_scores = scores(&null);
@@ -612,7 +665,9 @@ pub fn run_with(
         })
         .collect::<Result<Vec<_>, ComputeError>>()?;
     progress.set(0.9, "checking distribution preservation");
-    let distribution_check = distribution_check(16, p.bits_per_symbol.min(3), p.check_draws, seed);
+    // Every c the panel accepts (1 to 4) is checked as it is: at c = 4 each of the 16 colour
+    // lists of the 16-token check vocabulary is one token.
+    let distribution_check = distribution_check(16, p.bits_per_symbol, p.check_draws, seed);
     // The example: the first plain and StealthInk texts, the latter attacked at the chosen rate.
     let mut r = seeded(derive_seed(seed, 99));
     let example_wm = attack::apply(
@@ -624,7 +679,6 @@ pub fn run_with(
         &mut r,
     );
     let d = detect::detect(&example_wm, &scheme, Method::StealthInk, vocab);
-    let decoded: Vec<usize> = d.decoded.iter().map(|x| x.unwrap_or(0)).collect();
     let prompt_tokens = &pair.prompts[texts[1][0].0];
     let example = Example {
         prompt: prompt_tokens
@@ -636,17 +690,23 @@ pub fn run_with(
         watermarked: marked(pair, &example_wm, &scheme),
         watermarked_curve: curve(&example_wm, &scheme, vocab),
         plain_curve: curve(&plain[0], &scheme, vocab),
-        decoded_bits: message::to_bits(&decoded, p.bits_per_symbol, p.message_bits),
+        decoded_bits: message::to_bits(&d.decoded, p.bits_per_symbol, p.message_bits),
     };
     progress.set(1.0, "done");
-    Ok(WatermarkResult {
+    let mut result = WatermarkResult {
         bits,
         methods,
         distribution_check,
         attack_curve,
-        null_ks_exact: stats::ks_uniform(&exact),
-        null_ks_gauss: stats::ks_uniform(&gauss),
+        null_ks_distance_exact: ks_exact,
+        null_ks_distance_gauss: ks_gauss,
+        null_ks_p_exact: stats::ks_p_value(ks_exact, exact.len()),
+        null_ks_p_gauss: stats::ks_p_value(ks_gauss, gauss.len()),
+        null_texts: exact.len(),
         example,
         model: pair.report.clone(),
-    })
+        claims: Vec::new(),
+    };
+    result.claims = claims::judge(&result, p);
+    Ok(result)
 }

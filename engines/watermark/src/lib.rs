@@ -7,8 +7,9 @@
 //! - [`reweight`]: the StealthInk CDF reweighting and the KGW logit bias.
 //! - [`sampling`]: temperature, top-k and drawing a token.
 //! - [`scheme`]: the key and message, and generation with each method.
-//! - [`detect`]: colour counts, z, Gaussian and exact p-values, decoding, bit accuracy.
-//! - [`stats`]: normal CDF, exact null laws, ROC/AUC, TPR at FPR, KS distance.
+//! - [`detect`]: colour counts, z, Gaussian and exact p-values, decoding (ties and unscored
+//!   positions settled by a keyed coin), bit accuracy.
+//! - [`stats`]: normal CDF, exact null laws, ROC/AUC, TPR at FPR, KS distance and p-value.
 //! - [`attack`]: substitution, deletion, insertion and copy-paste at a rate.
 //! - [`model`]: the language-model interface and a synthetic test model.
 //! - [`corpus`]: the bundled King James text and the word tokenizer.
@@ -18,10 +19,12 @@
 //! - [`lm`]: the model pairs (generator and second model), prompts and held-out perplexity.
 //! - [`experiment`]: one full comparison (AUC, TPR, bit accuracy, perplexity, attacks, the
 //!   Monte Carlo distribution check).
+//! - [`claims`]: the paper's claims judged on one experiment by fixed rules.
 //! - [`bench`]: throughput of watermarked generation and detection.
 
 pub mod attack;
 pub mod bench;
+pub mod claims;
 pub mod corpus;
 pub mod detect;
 pub mod experiment;

@@ -96,7 +96,7 @@ impl Declare for P {
                 Param::new("run.background_scale", "B / climatology", field!(P, run.background_scale))
                     .range(1e-4, 100.0)
                     .log()
-                    .tooltip("3D-/4D-Var background covariance as a multiple of the climatological covariance."),
+                    .tooltip("3D-/4D-Var background covariance as a multiple of the climatological covariance of the training states; used when Tuning windows is 0 (else chosen on training windows)."),
                 Param::new("run.background_jitter", "B jitter", field!(P, run.background_jitter))
                     .range(1e-12, 10.0)
                     .log()
@@ -104,6 +104,24 @@ impl Declare for P {
                 Param::new("run.max_iterations", "L-BFGS iterations", field!(P, run.max_iterations))
                     .range(1.0, 10_000.0)
                     .tooltip("Most L-BFGS iterations per window (4D-Var) or time (3D-Var)."),
+                Param::new("run.tune_windows", "Tuning windows", field!(P, run.tune_windows))
+                    .range(0.0, 1000.0)
+                    .tooltip("Windows at the end of the training trajectory on which 3D-/4D-Var's B / climatology (0.03 to 3) and the EnKF's localisation (0.05 to 0.4 × D) and inflation (1 to 1.2) are chosen, by the smallest mean analysis RMSE. 0 uses B / climatology and the EnKF's settings as given."),
+            ],
+        ));
+        params.extend(grouped(
+            "EnKF",
+            vec![
+                Param::new("run.enkf.members", "Members N", field!(P, run.enkf.members))
+                    .range(2.0, 1000.0)
+                    .tooltip("Ensemble members of the stochastic EnKF (perturbed observations) on the true model; more members are more accurate and cost more."),
+                Param::new("run.enkf.localisation", "Localisation c", field!(P, run.enkf.localisation))
+                    .range(0.1, 10_000.0)
+                    .log()
+                    .tooltip("Gaspari–Cohn half-width in grid points on the ring (covariances vanish beyond 2c); used when Tuning windows is 0."),
+                Param::new("run.enkf.inflation", "Inflation λ", field!(P, run.enkf.inflation))
+                    .range(1.0, 3.0)
+                    .tooltip("Multiplicative inflation of the forecast ensemble about its mean at every analysis; used when Tuning windows is 0."),
             ],
         ));
         params

@@ -21,11 +21,13 @@ pub const EXAMPLES: &[Example] = &[
     },
 ];
 
-/// A small problem: D = 20, half the components observed, 6 windows of 4 times.
+/// A small problem: D = 20, half the components observed, 6 windows of 4 times, the baselines
+/// tuned on 3 training windows, 16 EnKF members.
 const SMALL: &str = r"(
     format_version: 1,
     panels: [(id: (1), state: Assimilation((params: (
         run: (dim: 20, obs_fraction: 0.5, window: 4, windows: 6, train_steps: 500,
+              tune_windows: 3, enkf: (members: 16),
               tensor_var: (features: 120, components: 30, preimage_centres: 200)),
         seed: 3,
     ))))],
@@ -43,6 +45,51 @@ fn check_summary(summary: &serde_json::Value, system: &str, dim: u64, window: u6
             let v = m[key].as_f64().unwrap_or(f64::NAN);
             assert!(v.is_finite() && v > 0.0, "{name}.{key} in {summary}");
         }
+    }
+    check_baselines_and_times(summary);
+}
+
+/// The EnKF and the trivial references are reported beside the methods; every method's
+/// offline and total time, Tensor-Var's training among them; the tuned settings; the paper's
+/// two claims with a verdict.
+fn check_baselines_and_times(summary: &serde_json::Value) {
+    let number = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    let windows = number(&summary["windows"]);
+    assert!(windows >= 1.0, "{summary}");
+    for name in [
+        "Tensor-Var",
+        "4D-Var",
+        "3D-Var",
+        "EnKF",
+        "Climatology",
+        "No dynamics",
+    ] {
+        let m = &summary["methods"][name];
+        let (rmse, ms) = (number(&m["rmse_mean"]), number(&m["ms_per_window"]));
+        let (training, total) = (number(&m["training_seconds"]), number(&m["total_seconds"]));
+        assert!(rmse.is_finite() && rmse > 0.0, "{name} in {summary}");
+        assert!(training >= 0.0 && total >= training, "{name} in {summary}");
+        assert!(
+            (total - training - ms * windows * 1e-3).abs() < 1e-9 * (1.0 + total),
+            "{name}: total ≠ training + windows × per window in {summary}"
+        );
+    }
+    assert!(number(&summary["methods"]["Tensor-Var"]["training_seconds"]) > 0.0);
+    assert!(number(&summary["speedup"]) > 0.0 && number(&summary["speedup_total"]) > 0.0);
+    let tuning = &summary["tuning"];
+    assert!(
+        number(&tuning["fourdvar_background_scale"]) > 0.0,
+        "{summary}"
+    );
+    assert!(number(&tuning["enkf_inflation"]) >= 1.0, "{summary}");
+    let claims = summary["claims"].as_array().expect("claims");
+    assert_eq!(claims.len(), 2, "{summary}");
+    for c in claims {
+        assert!(
+            ["holds", "holds partly", "does not hold"]
+                .contains(&c["verdict"].as_str().unwrap_or("")),
+            "{c}"
+        );
     }
 }
 
@@ -65,6 +112,19 @@ fn assimilation_panel_assimilates_shows_every_tab_saves_and_reopens() {
             .next()
             .is_some()
     );
+    // The trivial references sit in the table and the claims are judged beside it.
+    for label in [
+        "No dynamics",
+        "Climatology",
+        "EnKF",
+        "The paper's claims",
+        "is more accurate than 4D-Var: ",
+    ] {
+        assert!(
+            harness.query_all_by_label_contains(label).next().is_some(),
+            "{label}"
+        );
+    }
     common::click(&mut harness, "RMSE and time");
     common::click(&mut harness, "Training fit");
     assert!(

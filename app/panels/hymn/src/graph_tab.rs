@@ -244,11 +244,23 @@ pub(crate) fn data_controls(ui: &mut egui::Ui, cx: &mut Cx<'_, HymnModel>) {
         Source::Generated => {
             use benchtop_hymn::generate::Family;
             let family = &mut cx.params.data.set.family;
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.selectable_value(family, Family::ErdosRenyi, "Erdős–Rényi");
                 ui.selectable_value(family, Family::RandomRegular, "Regular");
                 ui.selectable_value(family, Family::Mixed, "Both");
             });
+            ui.horizontal_wrapped(|ui| {
+                ui.selectable_value(family, Family::WattsStrogatz, "Watts–Strogatz");
+                ui.selectable_value(family, Family::BarabasiAlbert, "Barabási–Albert");
+                ui.selectable_value(family, Family::RandomGeometric, "Geometric");
+                ui.selectable_value(family, Family::Structured, "All three");
+            })
+            .response
+            .on_hover_text(
+                "Small-world (ring of degree d, rewired with probability β), preferential \
+                 attachment (m edges per new node) and random geometric graphs (radius r); \
+                 \"All three\" takes them in turn.",
+            );
             cx.params(
                 ui,
                 &[
@@ -257,6 +269,9 @@ pub(crate) fn data_controls(ui: &mut egui::Ui, cx: &mut Cx<'_, HymnModel>) {
                     "data.set.max_nodes",
                     "data.set.edge_probability",
                     "data.set.degree",
+                    "data.set.rewire_probability",
+                    "data.set.attach",
+                    "data.set.radius",
                     "seed",
                 ],
             );

@@ -3,9 +3,10 @@
 //!
 //! Two tabs: the graph view (one graph coloured by subgraph centrality, the marked nodes
 //! highlighted; [`graph_tab`]) and the comparison (the MPNN, random marking, centrality
-//! marking with and without the CSE, and the full bag trained side by side; test MAE and time
-//! per epoch against T; the perturbation scatter; [`train_tab`]). The computation is
-//! `benchtop_hymn`'s.
+//! marking with and without the CSE, the full bag, and the CSE baselines MPNN+CSE and
+//! random+CSE trained side by side; test MAE and time per epoch against T; the verdict on
+//! whether central marks help beyond the CSE feature ([`verdict`]); the perturbation scatter;
+//! [`train_tab`]). The computation is `benchtop_hymn`'s.
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,7 @@ pub mod graph_tab;
 pub mod layout;
 pub mod params;
 pub mod train_tab;
+pub mod verdict;
 
 pub use graph_tab::ExploreResult;
 pub use params::{DataParams, ExploreParams, HymnParams, Source};
@@ -92,7 +94,7 @@ const ENGINE: (&str, &str) = ("benchtop-hymn", env!("CARGO_PKG_VERSION"));
 
 /// `summary.json`: per method a list over T of `{subgraphs, test_mae, seconds_per_epoch}`,
 /// the test MAE of the constant prediction (the training median), the runs that do not beat it,
-/// and the perturbation's Spearman ρ.
+/// the perturbation's Spearman ρ, and HyMN against its baselines at each T with the verdict.
 pub fn summary_of(r: &ExperimentResult) -> serde_json::Value {
     let mut methods = serde_json::Map::new();
     for m in Method::ALL {
@@ -112,11 +114,29 @@ pub fn summary_of(r: &ExperimentResult) -> serde_json::Value {
             methods.insert(m.label().to_owned(), serde_json::Value::Array(runs));
         }
     }
+    let comparisons: Vec<serde_json::Value> = verdict::comparisons(r)
+        .iter()
+        .map(|c| {
+            let ratio = |v: Option<f64>| v.map(|v| c.hymn / v);
+            serde_json::json!({
+                "subgraphs": c.t,
+                "centrality+CSE": c.hymn,
+                "random": c.random,
+                "MPNN+CSE": c.mpnn_cse,
+                "random+CSE": c.random_cse,
+                "ratio_to_random": ratio(c.random),
+                "ratio_to_mpnn_cse": ratio(c.mpnn_cse),
+                "ratio_to_random_cse": ratio(c.random_cse),
+            })
+        })
+        .collect();
     serde_json::json!({
         "methods": methods,
         "constant_test_mae": r.constant_test_mae,
         "uninformative": r.uninformative(),
         "perturbation_vs_walks_spearman": r.perturbation.as_ref().map(|p| p.spearman),
+        "comparisons": comparisons,
+        "verdict": verdict::line(r),
     })
 }
 
@@ -139,6 +159,8 @@ fn slug(m: Method) -> &'static str {
         Method::Centrality => "centrality",
         Method::CentralityCse => "centrality_cse",
         Method::FullBag => "full_bag",
+        Method::MpnnCse => "mpnn_cse",
+        Method::RandomCse => "random_cse",
     }
 }
 
@@ -153,7 +175,8 @@ impl PanelModel for HymnModel {
         name: "HyMN subgraph GNN",
         description: "Subgraph GNNs that mark the most central nodes: colour a graph by subgraph \
                       centrality, then train MPNN, random, centrality, centrality+CSE and full-bag \
-                      marking side by side on substructure counts and compare accuracy against cost.",
+                      marking side by side, with the MPNN+CSE and random+CSE baselines, on \
+                      substructure counts and compare accuracy against cost.",
         field: Field::MachineLearning,
         paper: Paper {
             title: "Balancing Efficiency and Expressiveness: Subgraph GNNs with Walk-Based Centrality",
@@ -261,7 +284,8 @@ impl PanelModel for HymnModel {
             out.push(DataTable::new(
                 "hymn-comparison",
                 &[
-                    "method (0 MPNN, 1 random, 2 centrality, 3 centrality+CSE, 4 full bag)",
+                    "method (0 MPNN, 1 random, 2 centrality, 3 centrality+CSE, 4 full bag, \
+                     5 MPNN+CSE, 6 random+CSE)",
                     "subgraphs",
                     "test_mae",
                     "seconds_per_epoch",
@@ -316,6 +340,8 @@ impl PanelModel for HymnModel {
                         Method::Centrality => "mae_centrality",
                         Method::CentralityCse => "mae_centrality_cse",
                         Method::FullBag => "mae_full_bag",
+                        Method::MpnnCse => "mae_mpnn_cse",
+                        Method::RandomCse => "mae_random_cse",
                     },
                     match m {
                         Method::Mpnn => "Test MAE, MPNN",
@@ -323,6 +349,8 @@ impl PanelModel for HymnModel {
                         Method::Centrality => "Test MAE, centrality marks (largest T)",
                         Method::CentralityCse => "Test MAE, centrality+CSE (largest T)",
                         Method::FullBag => "Test MAE, full bag",
+                        Method::MpnnCse => "Test MAE, MPNN+CSE (no marks)",
+                        Method::RandomCse => "Test MAE, random marks+CSE (largest T)",
                     },
                 )
             })

@@ -114,7 +114,22 @@ impl Declare for HymnParams {
                 .tooltip("Erdős–Rényi G(n, p): each pair of nodes is joined with probability p."),
                 Param::new("data.set.degree", "Degree d", field!(P, data.set.degree))
                     .range(1.0, 199.0)
-                    .tooltip("Degree of the random regular graphs (n·d must be even: odd n is raised by one)."),
+                    .tooltip("Degree of the random regular graphs (n·d must be even: odd n is raised by one) and the ring degree of Watts–Strogatz graphs (rounded down to even)."),
+                Param::new(
+                    "data.set.rewire_probability",
+                    "Rewiring β",
+                    field!(P, data.set.rewire_probability),
+                )
+                .range(0.0, 1.0)
+                .slider()
+                .tooltip("Watts–Strogatz: each ring edge is rewired to a random node with probability β."),
+                Param::new("data.set.attach", "Attachment m", field!(P, data.set.attach))
+                    .range(1.0, 199.0)
+                    .tooltip("Barabási–Albert: each new node joins m earlier nodes, chosen in proportion to their degree."),
+                Param::new("data.set.radius", "Radius r", field!(P, data.set.radius))
+                    .range(0.01, 1.5)
+                    .slider()
+                    .tooltip("Random geometric graphs: nodes uniform in the unit square, joined within distance r."),
             ],
         );
         params.extend(grouped(

@@ -158,6 +158,9 @@ impl TrainTab {
                 ),
             );
         }
+        if let Some(line) = crate::verdict::line(r) {
+            ui.label(line);
+        }
         if let Some(p) = &r.perturbation {
             ui.label(format!(
                 "Perturbation vs walks: Spearman ρ = {:.2} ({} graphs)",

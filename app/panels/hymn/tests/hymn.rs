@@ -53,14 +53,23 @@ fn hymn_panel_draws_trains_saves_and_reopens() {
     let summary = common::first_summary(&harness.state().session);
     let methods = summary["methods"].as_object().expect("methods");
     let names: Vec<&String> = methods.keys().collect();
+    // Seven since issue 34 added the CSE baselines MPNN+CSE and random+CSE (five before).
     assert_eq!(
         names.len(),
-        5,
-        "MPNN, random, centrality, centrality+CSE, full bag: {summary}"
+        7,
+        "MPNN, random, centrality, centrality+CSE, full bag, MPNN+CSE, random+CSE: {summary}"
     );
-    for name in ["MPNN", "random", "centrality", "centrality+CSE", "full bag"] {
+    for name in [
+        "MPNN",
+        "random",
+        "centrality",
+        "centrality+CSE",
+        "full bag",
+        "MPNN+CSE",
+        "random+CSE",
+    ] {
         let runs = methods[name].as_array().expect(name);
-        let expected = if matches!(name, "MPNN" | "full bag") {
+        let expected = if matches!(name, "MPNN" | "full bag" | "MPNN+CSE") {
             1
         } else {
             2
@@ -78,6 +87,22 @@ fn hymn_panel_draws_trains_saves_and_reopens() {
     }
     assert_eq!(methods["random"][1]["subgraphs"], 2.0);
     assert_eq!(methods["MPNN"][0]["subgraphs"], 0.0);
+    assert_eq!(methods["MPNN+CSE"][0]["subgraphs"], 0.0);
+    // HyMN against the baselines with the same CSE feature, at each T, and the verdict shown.
+    let comparisons = summary["comparisons"].as_array().expect("comparisons");
+    assert_eq!(comparisons.len(), 2, "{summary}");
+    for (t, c) in comparisons.iter().enumerate() {
+        assert_eq!(c["subgraphs"], t + 1);
+        assert_eq!(c["centrality+CSE"], methods["centrality+CSE"][t]["test_mae"]);
+        assert_eq!(c["MPNN+CSE"], methods["MPNN+CSE"][0]["test_mae"]);
+        assert_eq!(c["random+CSE"], methods["random+CSE"][t]["test_mae"]);
+        let ratio = c["ratio_to_mpnn_cse"].as_f64().expect("ratio");
+        let (hymn, base) = (c["centrality+CSE"].as_f64(), c["MPNN+CSE"].as_f64());
+        assert!((ratio - hymn.expect("mae") / base.expect("mae")).abs() < 1e-12);
+    }
+    let verdict = summary["verdict"].as_str().expect("verdict");
+    assert!(verdict.starts_with("Central marks help beyond the CSE feature: "));
+    harness.get_by_label(verdict);
     assert!(
         summary["perturbation_vs_walks_spearman"].is_number(),
         "{summary}"
@@ -150,6 +175,15 @@ fn hymn_reads_molecules_from_the_offline_set() {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("{shown}"));
     assert!(mean > 12.0, "{shown}");
+}
+
+#[test]
+fn hymn_verdict_words_follow_the_claims_rule() {
+    use benchtop_panel_hymn::verdict::words;
+    assert_eq!(words(&[0.7, 0.8]), "holds");
+    assert_eq!(words(&[0.95, 0.97]), "holds partly");
+    assert_eq!(words(&[0.9, 1.1]), "does not hold");
+    assert_eq!(words(&[]), "does not hold");
 }
 
 /// The counting project (test preset: 200 graphs of 10–14 nodes, 15 epochs, width 16).

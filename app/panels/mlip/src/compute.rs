@@ -1,19 +1,25 @@
-//! The panel's computations (run in kit tasks): the four-variant comparison with its
-//! force-field slices, and the error-against-labels sweep. Results are plain data so they
-//! save with the project.
+//! The panel's computations (run in kit tasks): the four-variant comparison with its baselines,
+//! trivial references and force-field slices, and the error-against-labels sweep over seeds.
+//! Results are plain data so they save with the project.
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_mlip::experiment::{Slice, compare, slice};
 use benchtop_mlip::loss::displacements;
-use benchtop_mlip::{MlipParams, SystemKind, VARIANTS};
+use benchtop_mlip::{CONSERVATIVE, MlipParams, SystemKind, VARIANTS};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 
+/// A number missing from a result saved before it was computed.
+fn not_computed() -> f64 {
+    f64::NAN
+}
+
 /// One trained variant, as shown and saved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VariantSummary {
-    /// `supervised`, `+PITC`, `+PISC` or `+PITC+PISC`.
+    /// `supervised`, `+PITC`, `+PISC` or `+PITC+PISC`; for a baseline `conservative` or
+    /// `force-labelled head`.
     pub name: String,
     /// Held-out energy MAE.
     pub energy_mae: f64,
@@ -68,21 +74,104 @@ pub struct CompareResult {
     pub variants: Vec<VariantSummary>,
     /// The force-field slice and the triangle.
     pub field: FieldView,
+    /// The baselines trained beside them (`conservative`, and `force-labelled head` when the
+    /// labels are energies only); empty in results saved before they existed.
+    #[serde(default)]
+    pub baselines: Vec<VariantSummary>,
+    /// Held-out force MAE of predicting zero force (NaN in results saved before it existed).
+    #[serde(default = "not_computed")]
+    pub zero_force_mae: f64,
+    /// Held-out energy MAE of predicting the training labels' mean energy (NaN likewise).
+    #[serde(default = "not_computed")]
+    pub constant_energy_mae: f64,
 }
 
-/// One point of the error-against-labels sweep.
+impl CompareResult {
+    /// A variant or baseline by name.
+    pub fn get(&self, name: &str) -> Option<&VariantSummary> {
+        self.variants
+            .iter()
+            .chain(&self.baselines)
+            .find(|v| v.name == name)
+    }
+
+    /// The strongest baseline trained on the same labels (the lower force MAE of `supervised`
+    /// and `conservative`; the force-labelled head sees more labels and is not one).
+    pub fn fair_baseline(&self) -> Option<&VariantSummary> {
+        [self.get("supervised"), self.get(CONSERVATIVE)]
+            .into_iter()
+            .flatten()
+            .min_by(|a, b| a.force_mae.total_cmp(&b.force_mae))
+    }
+}
+
+/// One point of the error-against-labels sweep: means over the seeds, and each seed's errors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
     /// Labelled configurations.
     pub labels: usize,
+    /// Supervised force MAE (mean over seeds).
+    pub supervised_force: f64,
+    /// +PITC+PISC force MAE (mean over seeds).
+    pub piwsl_force: f64,
+    /// Supervised energy MAE (mean over seeds).
+    pub supervised_energy: f64,
+    /// +PITC+PISC energy MAE (mean over seeds).
+    pub piwsl_energy: f64,
+    /// Conservative baseline's force MAE (mean over seeds; NaN in results saved before it).
+    #[serde(default = "not_computed")]
+    pub conservative_force: f64,
+    /// Conservative baseline's energy MAE (mean over seeds; NaN likewise).
+    #[serde(default = "not_computed")]
+    pub conservative_energy: f64,
+    /// Force MAE of predicting zero force (mean over seeds; NaN likewise).
+    #[serde(default = "not_computed")]
+    pub zero_force: f64,
+    /// Each seed's errors (empty in results saved before the sweep ran over seeds).
+    #[serde(default)]
+    pub per_seed: Vec<SeedErrors>,
+}
+
+/// One seed's errors at one label count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeedErrors {
+    /// The seed.
+    pub seed: u64,
     /// Supervised force MAE.
     pub supervised_force: f64,
     /// +PITC+PISC force MAE.
     pub piwsl_force: f64,
+    /// Conservative force MAE.
+    pub conservative_force: f64,
     /// Supervised energy MAE.
     pub supervised_energy: f64,
     /// +PITC+PISC energy MAE.
     pub piwsl_energy: f64,
+    /// Conservative energy MAE.
+    pub conservative_energy: f64,
+    /// Zero-force MAE.
+    pub zero_force: f64,
+}
+
+/// Mean and sample standard deviation (0 for one value; NaN for none).
+pub fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    if values.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+impl SweepPoint {
+    /// Mean and standard deviation over seeds of one error (`f` picks it from a seed's).
+    pub fn spread(&self, f: fn(&SeedErrors) -> f64) -> (f64, f64) {
+        mean_sd(&self.per_seed.iter().map(f).collect::<Vec<_>>())
+    }
 }
 
 fn thin(values: &[f64], most: usize) -> (Vec<f64>, Vec<f64>) {
@@ -95,16 +184,19 @@ fn thin(values: &[f64], most: usize) -> (Vec<f64>, Vec<f64>) {
         .unzip()
 }
 
-/// Trains the four variants and samples the slice (supervised and +PITC+PISC fields).
+/// Trains the four variants and the baselines, and samples the slice (supervised and
+/// +PITC+PISC fields).
 pub fn run_compare(
     params: &MlipParams,
     seed: u64,
     progress: &Progress,
     cancel: &CancelToken,
 ) -> Result<CompareResult, ComputeError> {
-    let c = compare(params, &VARIANTS, seed, &progress.slice(0.0, 0.95), cancel)?;
+    let mut names: Vec<&str> = VARIANTS.to_vec();
+    names.extend(params.baselines());
+    let c = compare(params, &names, seed, &progress.slice(0.0, 0.95), cancel)?;
     progress.set(0.96, "force-field slices");
-    let variants = c
+    let mut variants: Vec<VariantSummary> = c
         .variants
         .iter()
         .map(|v| {
@@ -122,6 +214,7 @@ pub fn run_compare(
             }
         })
         .collect();
+    let baselines = variants.split_off(VARIANTS.len());
     let base = &c.train[0].r;
     let n = 15;
     let half = 0.35;
@@ -166,6 +259,9 @@ pub fn run_compare(
             learned,
             triangle,
         },
+        baselines,
+        zero_force_mae: c.reference.force_mae,
+        constant_energy_mae: c.reference.energy_mae,
     })
 }
 
@@ -180,16 +276,19 @@ pub fn sweep_counts(max_labels: usize) -> Vec<usize> {
     counts
 }
 
-/// Supervised against +PITC+PISC at each label count.
+/// Supervised, +PITC+PISC and the conservative baseline at each label count, for seeds
+/// `seed`, `seed + 1`, … (`seeds` of them), with the zero-force reference.
 pub fn run_sweep(
     params: &MlipParams,
     max_labels: usize,
+    seeds: usize,
     seed: u64,
     progress: &Progress,
     cancel: &CancelToken,
 ) -> Result<Vec<SweepPoint>, ComputeError> {
     let counts = sweep_counts(max_labels);
-    let share = 1.0 / counts.len() as f64;
+    let seeds = seeds.max(1);
+    let share = 1.0 / (counts.len() * seeds) as f64;
     let mut out = Vec::with_capacity(counts.len());
     for (k, &labels) in counts.iter().enumerate() {
         let p = MlipParams {
@@ -197,15 +296,43 @@ pub fn run_sweep(
             md_steps: 0,
             ..params.clone()
         };
-        let sub = progress.slice(k as f64 * share, (k + 1) as f64 * share);
-        sub.set_message(format!("{labels} labels"));
-        let c = compare(&p, &["supervised", "+PITC+PISC"], seed, &sub, cancel)?;
+        let mut per_seed = Vec::with_capacity(seeds);
+        for s in 0..seeds {
+            let step = (k * seeds + s) as f64;
+            let sub = progress.slice(step * share, (step + 1.0) * share);
+            let run_seed = seed.wrapping_add(s as u64);
+            sub.set_message(format!("{labels} labels, seed {run_seed}"));
+            let c = compare(
+                &p,
+                &["supervised", "+PITC+PISC", CONSERVATIVE],
+                run_seed,
+                &sub,
+                cancel,
+            )?;
+            let e = |i: usize| c.variants[i].errors;
+            per_seed.push(SeedErrors {
+                seed: run_seed,
+                supervised_force: e(0).force_mae,
+                piwsl_force: e(1).force_mae,
+                conservative_force: e(2).force_mae,
+                supervised_energy: e(0).energy_mae,
+                piwsl_energy: e(1).energy_mae,
+                conservative_energy: e(2).energy_mae,
+                zero_force: c.reference.force_mae,
+            });
+        }
+        let mean =
+            |f: fn(&SeedErrors) -> f64| mean_sd(&per_seed.iter().map(f).collect::<Vec<_>>()).0;
         out.push(SweepPoint {
             labels,
-            supervised_force: c.variants[0].errors.force_mae,
-            piwsl_force: c.variants[1].errors.force_mae,
-            supervised_energy: c.variants[0].errors.energy_mae,
-            piwsl_energy: c.variants[1].errors.energy_mae,
+            supervised_force: mean(|s| s.supervised_force),
+            piwsl_force: mean(|s| s.piwsl_force),
+            supervised_energy: mean(|s| s.supervised_energy),
+            piwsl_energy: mean(|s| s.piwsl_energy),
+            conservative_force: mean(|s| s.conservative_force),
+            conservative_energy: mean(|s| s.conservative_energy),
+            zero_force: mean(|s| s.zero_force),
+            per_seed,
         });
     }
     Ok(out)

@@ -1,15 +1,25 @@
 //! The panel's figures, built on the kit's figure model (shown in the tabs and exported).
 
-use crate::compute::{CompareResult, SweepPoint};
+use crate::compute::{CompareResult, SeedErrors, SweepPoint};
 use benchtop_kit::figure::{
-    Bars, Colormap, Figure, Heatmap, Line, Rgba, Scale, Scatter, Subplot, VectorField,
+    Bars, Colormap, Dash, ErrorBars, Figure, Heatmap, Line, Rgba, Scale, Scatter, Subplot,
+    VectorField,
 };
 
-/// Held-out errors per variant and the MD total-energy traces.
+/// The colour of a run: the four variants take the first four cycle colours, the baselines
+/// the next ones.
+fn colour(k: usize) -> Rgba {
+    Rgba::cycle(k)
+}
+
+/// Held-out errors per variant and baseline with the trivial references, and the MD
+/// total-energy traces.
 pub fn comparison(result: &CompareResult) -> Figure {
-    let names: Vec<String> = result.variants.iter().map(|v| v.name.clone()).collect();
-    let force: Vec<f64> = result.variants.iter().map(|v| v.force_mae).collect();
-    let energy: Vec<f64> = result.variants.iter().map(|v| v.energy_mae).collect();
+    let runs: Vec<_> = result.variants.iter().chain(&result.baselines).collect();
+    let names: Vec<String> = runs.iter().map(|v| v.name.clone()).collect();
+    let force: Vec<f64> = runs.iter().map(|v| v.force_mae).collect();
+    let energy: Vec<f64> = runs.iter().map(|v| v.energy_mae).collect();
+    let colours: Vec<Rgba> = (0..runs.len()).map(colour).collect();
     let mut md = Subplot::new("NVE MD with each model")
         .x_label("Step")
         .y_label("E_θ + kinetic (total energy)")
@@ -19,61 +29,131 @@ pub fn comparison(result: &CompareResult) -> Figure {
         .y_label("Loss")
         .y_scale(Scale::Log10)
         .legend(true);
-    for (k, v) in result.variants.iter().enumerate() {
-        md.push(
-            Line::new(v.name.clone(), v.md_steps.clone(), v.md_trace.clone()).color(Rgba::cycle(k)),
-        );
+    for (k, v) in runs.iter().enumerate() {
+        md.push(Line::new(v.name.clone(), v.md_steps.clone(), v.md_trace.clone()).color(colour(k)));
         let xs: Vec<f64> = (0..v.loss.len()).map(|i| i as f64).collect();
-        loss.push(Line::new(v.name.clone(), xs, v.loss.clone()).color(Rgba::cycle(k)));
+        loss.push(Line::new(v.name.clone(), xs, v.loss.clone()).color(colour(k)));
     }
-    Figure::new("PIWSL: supervised against physics-informed weak supervision")
+    let mut force_plot = Subplot::new("Force MAE (held out)")
+        .y_label("|F − F*| mean")
+        .legend(false)
+        .with(Bars::categories("force MAE", names.clone(), force).colors(colours.clone()));
+    if result.zero_force_mae.is_finite() {
+        force_plot = force_plot.hline(result.zero_force_mae, "zero force");
+    }
+    let mut energy_plot = Subplot::new("Energy MAE (held out)")
+        .y_label("|E − E*| mean")
+        .legend(false)
+        .with(Bars::categories("energy MAE", names, energy).colors(colours));
+    if result.constant_energy_mae.is_finite() {
+        energy_plot = energy_plot.hline(result.constant_energy_mae, "training mean");
+    }
+    Figure::new("PIWSL: supervised against physics-informed weak supervision, with baselines")
         .grid(2, 2)
-        .subplot(
-            Subplot::new("Force MAE (held out)")
-                .y_label("|F − F*| mean")
-                .legend(false)
-                .with(Bars::categories("force MAE", names.clone(), force)),
-        )
-        .subplot(
-            Subplot::new("Energy MAE (held out)")
-                .y_label("|E − E*| mean")
-                .legend(false)
-                .with(Bars::categories("energy MAE", names, energy)),
-        )
+        .subplot(force_plot)
+        .subplot(energy_plot)
         .subplot(md)
         .subplot(loss)
 }
 
-/// Force and energy errors against the number of labels.
+/// One series of the sweep: its name, colour, and how to read its error from a point (mean)
+/// and from a seed.
+type Series = (
+    &'static str,
+    Rgba,
+    fn(&SweepPoint) -> f64,
+    fn(&SeedErrors) -> f64,
+);
+
+/// Force and energy errors against the number of labels: the mean over seeds with ± one
+/// standard deviation as error bars, and the zero-force reference.
 pub fn sweep(points: &[SweepPoint]) -> Figure {
     let xs: Vec<f64> = points.iter().map(|p| p.labels as f64).collect();
-    let col = |f: fn(&SweepPoint) -> f64| points.iter().map(f).collect::<Vec<f64>>();
-    let panel = |title: &str, y: &str, sup: Vec<f64>, pi: Vec<f64>| {
-        Subplot::new(title)
+    let seeds = points.first().map_or(0, |p| p.per_seed.len());
+    let panel = |title: &str, y: &str, series: &[Series]| {
+        let mut plot = Subplot::new(title)
             .x_label("Labelled configurations")
             .y_label(y)
             .x_scale(Scale::Log10)
             .y_scale(Scale::Log10)
-            .legend(true)
-            .with(Line::new("supervised", xs.clone(), sup.clone()).color(Rgba::cycle(0)))
-            .with(Scatter::new("", xs.clone(), sup).color(Rgba::cycle(0)))
-            .with(Line::new("+PITC+PISC", xs.clone(), pi.clone()).color(Rgba::cycle(3)))
-            .with(Scatter::new("", xs.clone(), pi).color(Rgba::cycle(3)))
+            .legend(true);
+        for &(name, c, mean, per_seed) in series {
+            let ys: Vec<f64> = points.iter().map(mean).collect();
+            if ys.iter().any(|v| !v.is_finite()) {
+                continue;
+            }
+            plot.push(Line::new(name, xs.clone(), ys.clone()).color(c));
+            if seeds > 1 {
+                let sd: Vec<f64> = points.iter().map(|p| p.spread(per_seed).1).collect();
+                plot.push(ErrorBars::new("", xs.clone(), ys, sd).color(c));
+            } else {
+                plot.push(Scatter::new("", xs.clone(), ys).color(c));
+            }
+        }
+        plot
     };
-    Figure::new("Error against the number of labels")
-        .grid(1, 2)
-        .subplot(panel(
-            "Force MAE",
-            "|F − F*| mean",
-            col(|p| p.supervised_force),
-            col(|p| p.piwsl_force),
-        ))
-        .subplot(panel(
-            "Energy MAE",
-            "|E − E*| mean",
-            col(|p| p.supervised_energy),
-            col(|p| p.piwsl_energy),
-        ))
+    let mut force = panel(
+        "Force MAE",
+        "|F − F*| mean",
+        &[
+            (
+                "supervised",
+                colour(0),
+                |p| p.supervised_force,
+                |s| s.supervised_force,
+            ),
+            (
+                "+PITC+PISC",
+                colour(3),
+                |p| p.piwsl_force,
+                |s| s.piwsl_force,
+            ),
+            (
+                "conservative",
+                colour(4),
+                |p| p.conservative_force,
+                |s| s.conservative_force,
+            ),
+        ],
+    );
+    let zero: Vec<f64> = points.iter().map(|p| p.zero_force).collect();
+    if zero.iter().all(|v| v.is_finite()) {
+        force.push(
+            Line::new("zero force", xs.clone(), zero)
+                .color(Rgba::GREY)
+                .dash(Dash::Dashed),
+        );
+    }
+    let energy = panel(
+        "Energy MAE",
+        "|E − E*| mean",
+        &[
+            (
+                "supervised",
+                colour(0),
+                |p| p.supervised_energy,
+                |s| s.supervised_energy,
+            ),
+            (
+                "+PITC+PISC",
+                colour(3),
+                |p| p.piwsl_energy,
+                |s| s.piwsl_energy,
+            ),
+            (
+                "conservative",
+                colour(4),
+                |p| p.conservative_energy,
+                |s| s.conservative_energy,
+            ),
+        ],
+    );
+    let title = if seeds > 1 {
+        format!("Error against the number of labels (mean ± sd over {seeds} seeds)")
+    } else {
+        "Error against the number of labels".to_owned()
+    };
+    Figure::new(title).grid(1, 2).subplot(force).subplot(energy)
 }
 
 /// The A→B→C triangle on the reference energy, and each learned force field with its curl.

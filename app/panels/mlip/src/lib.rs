@@ -2,9 +2,11 @@
 //! 2025) on small systems with exact references.
 //!
 //! Four training variants (`supervised`, `+PITC`, `+PISC`, `+PITC+PISC`) share the data and
-//! initial weights; the panel shows their held-out errors, NVE MD traces, the error against
-//! the number of labels, the A→B→C triangle on the reference energy and each learned force
-//! field with its curl. The engine is `benchtop-mlip`.
+//! initial weights, beside the baselines a referee asks for (a conservative −∂E/∂R model on the
+//! same labels; a force-labelled head) and the zero-force reference; the panel shows their
+//! held-out errors, NVE MD traces, the error against the number of labels over seeds, the
+//! verdict on the paper's claim, the A→B→C triangle on the reference energy and each learned
+//! force field with its curl. The engine is `benchtop-mlip`.
 
 /// The panel's engine, for tests and tools that drive it directly.
 pub use benchtop_mlip as engine;
@@ -12,6 +14,7 @@ pub use benchtop_mlip as engine;
 pub mod bench;
 mod compute;
 mod figures;
+pub mod verdict;
 
 use std::collections::BTreeMap;
 
@@ -26,11 +29,12 @@ use benchtop_kit::sweep::SweepOutput;
 use benchtop_kit::task::Task;
 use benchtop_kit::widgets::controls_and_view;
 use benchtop_mlip::experiment::compare;
-use benchtop_mlip::{ForceMode, MlipParams, SystemKind};
+use benchtop_mlip::{CONSERVATIVE, ForceMode, MlipParams, SystemKind};
 use serde::{Deserialize, Serialize};
 
 pub use compute::{
-    CompareResult, SweepPoint, VariantSummary, run_compare, run_sweep, sweep_counts,
+    CompareResult, SeedErrors, SweepPoint, VariantSummary, mean_sd, run_compare, run_sweep,
+    sweep_counts,
 };
 
 /// The panel.
@@ -47,6 +51,8 @@ pub struct MlipPanelParams {
     pub piwsl: MlipParams,
     /// Largest label count of the error-against-labels sweep (powers of two from 2).
     pub sweep_max_labels: usize,
+    /// Seeds of the sweep (`seed`, `seed + 1`, …): the spread over them is shown.
+    pub sweep_seeds: usize,
     /// Seed of data, initial weights, displacements and MD velocities.
     pub seed: u64,
 }
@@ -56,6 +62,7 @@ impl Default for MlipPanelParams {
         Self {
             piwsl: MlipParams::default(),
             sweep_max_labels: 32,
+            sweep_seeds: 3,
             seed: 0,
         }
     }
@@ -121,6 +128,9 @@ impl Declare for MlipPanelParams {
             Param::new("sweep_max_labels", "Sweep up to n labels", field!(P, sweep_max_labels))
                 .range(2.0, 4096.0)
                 .tooltip("The error-against-labels sweep trains at 2, 4, 8, … up to this count."),
+            Param::new("sweep_seeds", "Sweep seeds", field!(P, sweep_seeds))
+                .range(1.0, 64.0)
+                .tooltip("The sweep runs every label count with seeds seed, seed + 1, …; the figure shows the mean ± sd over them."),
             Param::new("seed", "Seed", field!(P, seed))
                 .seed()
                 .tooltip("Seed of the data, initial weights, displacements and MD velocities."),
@@ -163,14 +173,14 @@ benchtop_kit::panel_tasks! {
     pub enum MlipTask for MlipModel;
     /// What `benchtop run` computes for this panel.
     pub struct HeadlessTasks;
-    /// Train the four variants.
+    /// Train the four variants and the baselines.
     Compare(compare = true): compare => |m, cx| m.start_compare(cx);
     /// Run the error-against-labels sweep.
     Sweep(sweep = false): sweep => |m, cx| m.start_sweep(cx);
 }
 
 type CompareKey = (MlipParams, u64);
-type SweepKey = (MlipParams, usize, u64);
+type SweepKey = (MlipParams, usize, usize, u64);
 
 /// The panel's tabs and results.
 pub struct MlipModel {
@@ -184,7 +194,7 @@ pub struct MlipModel {
 impl Default for MlipModel {
     fn default() -> Self {
         Self {
-            compare: Task::new("PIWSL: train four variants"),
+            compare: Task::new("PIWSL: train four variants and baselines"),
             sweep: Task::new("PIWSL: error against labels"),
             compare_plot: FigureViewState::default(),
             sweep_plot: FigureViewState::default(),
@@ -201,7 +211,7 @@ fn compare_key(p: &P) -> CompareKey {
 }
 
 fn sweep_key(p: &P) -> SweepKey {
-    (p.piwsl.clone(), p.sweep_max_labels, p.seed)
+    (p.piwsl.clone(), p.sweep_max_labels, p.sweep_seeds, p.seed)
 }
 
 /// System, force mode and label kind: the three choices that are not numbers.
@@ -238,9 +248,9 @@ impl MlipModel {
 
     fn start_sweep(&mut self, cx: &mut Cx<'_, Self>) {
         let key = sweep_key(cx.params);
-        let (params, max, seed) = key.clone();
+        let (params, max, seeds, seed) = key.clone();
         self.sweep.start(&cx.runner, key, move |job| {
-            run_sweep(&params, max, seed, &job.progress, &job.cancel)
+            run_sweep(&params, max, seeds, seed, &job.progress, &job.cancel)
         });
     }
 
@@ -289,6 +299,9 @@ impl MlipModel {
                 }
                 if let Some(r) = model.compare.result() {
                     summary_grid(ui, r);
+                    if let Some(line) = verdict::compare_line(r) {
+                        ui.label(line);
+                    }
                 }
             },
             |(model, _), ui| match model.compare.result().map(figures::comparison) {
@@ -311,6 +324,7 @@ impl MlipModel {
                     ui,
                     &[
                         "sweep_max_labels",
+                        "sweep_seeds",
                         "piwsl.delta",
                         "piwsl.coef_rob",
                         "piwsl.coef_cyc",
@@ -328,20 +342,10 @@ impl MlipModel {
                     model.start_sweep(cx);
                 }
                 if let Some(points) = model.sweep.result() {
-                    egui::Grid::new("mlip sweep table")
-                        .striped(true)
-                        .show(ui, |ui| {
-                            ui.label("labels");
-                            ui.label("F MAE sup.");
-                            ui.label("F MAE +PITC+PISC");
-                            ui.end_row();
-                            for p in points {
-                                ui.label(p.labels.to_string());
-                                ui.label(format!("{:.4}", p.supervised_force));
-                                ui.label(format!("{:.4}", p.piwsl_force));
-                                ui.end_row();
-                            }
-                        });
+                    sweep_grid(ui, points);
+                    if let Some(line) = verdict::sweep_line(points) {
+                        ui.label(line);
+                    }
                 }
             },
             |(model, _), ui| match model.sweep.result() {
@@ -378,7 +382,7 @@ fn summary_grid(ui: &mut egui::Ui, r: &CompareResult) {
                 ui.label(h);
             }
             ui.end_row();
-            for v in &r.variants {
+            for v in r.variants.iter().chain(&r.baselines) {
                 ui.label(&v.name);
                 ui.label(format!("{:.4}", v.energy_mae));
                 ui.label(format!("{:.4}", v.force_mae));
@@ -386,7 +390,83 @@ fn summary_grid(ui: &mut egui::Ui, r: &CompareResult) {
                 ui.label(v.md_steps_stable.to_string());
                 ui.end_row();
             }
+            if r.zero_force_mae.is_finite() {
+                ui.label("zero force, mean energy");
+                ui.label(format!("{:.4}", r.constant_energy_mae));
+                ui.label(format!("{:.4}", r.zero_force_mae));
+                ui.end_row();
+            }
         });
+}
+
+/// Force MAE per label count, mean ± sd over the sweep's seeds.
+fn sweep_grid(ui: &mut egui::Ui, points: &[SweepPoint]) {
+    let cell = |ui: &mut egui::Ui, p: &SweepPoint, f: fn(&SeedErrors) -> f64, mean: f64| {
+        if p.per_seed.len() > 1 {
+            let (m, sd) = p.spread(f);
+            ui.label(format!("{m:.3} ± {sd:.3}"));
+        } else {
+            ui.label(format!("{mean:.4}"));
+        }
+    };
+    egui::Grid::new("mlip sweep table")
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("labels");
+            ui.label("F MAE sup.");
+            ui.label("F MAE +PITC+PISC");
+            ui.label("F MAE conservative");
+            ui.label("zero force");
+            ui.end_row();
+            for p in points {
+                ui.label(p.labels.to_string());
+                cell(ui, p, |s| s.supervised_force, p.supervised_force);
+                cell(ui, p, |s| s.piwsl_force, p.piwsl_force);
+                cell(ui, p, |s| s.conservative_force, p.conservative_force);
+                ui.label(format!("{:.3}", p.zero_force));
+                ui.end_row();
+            }
+        });
+}
+
+/// One trained run's numbers in `summary.json`.
+fn run_json(v: &VariantSummary) -> serde_json::Value {
+    serde_json::json!({
+        "energy_mae": v.energy_mae,
+        "force_mae": v.force_mae,
+        "md_energy_drift": v.md_energy_drift,
+        "md_steps_stable": v.md_steps_stable,
+    })
+}
+
+/// The sweep in `summary.json`: per label count, each error's per-seed values, mean and sd.
+fn sweep_json(points: &[SweepPoint]) -> serde_json::Value {
+    let stat = |p: &SweepPoint, f: fn(&SeedErrors) -> f64| {
+        let values: Vec<f64> = p.per_seed.iter().map(f).collect();
+        let (mean, sd) = mean_sd(&values);
+        serde_json::json!({ "mean": mean, "sd": sd, "per_seed": values })
+    };
+    let rows: Vec<serde_json::Value> = points
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "labels": p.labels,
+                "seeds": p.per_seed.iter().map(|s| s.seed).collect::<Vec<_>>(),
+                "force_mae": {
+                    "supervised": stat(p, |s| s.supervised_force),
+                    "+PITC+PISC": stat(p, |s| s.piwsl_force),
+                    "conservative": stat(p, |s| s.conservative_force),
+                    "zero_force": stat(p, |s| s.zero_force),
+                },
+                "energy_mae": {
+                    "supervised": stat(p, |s| s.supervised_energy),
+                    "+PITC+PISC": stat(p, |s| s.piwsl_energy),
+                    "conservative": stat(p, |s| s.conservative_energy),
+                },
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
 }
 
 impl PanelModel for MlipModel {
@@ -476,6 +556,13 @@ impl PanelModel for MlipModel {
                         p.piwsl_force,
                         p.supervised_energy,
                         p.piwsl_energy,
+                        p.conservative_force,
+                        p.conservative_energy,
+                        p.zero_force,
+                        p.spread(|s| s.supervised_force).1,
+                        p.spread(|s| s.piwsl_force).1,
+                        p.spread(|s| s.conservative_force).1,
+                        p.per_seed.len() as f64,
                     ]
                 })
                 .collect();
@@ -487,6 +574,13 @@ impl PanelModel for MlipModel {
                     "force_mae_piwsl",
                     "energy_mae_supervised",
                     "energy_mae_piwsl",
+                    "force_mae_conservative",
+                    "energy_mae_conservative",
+                    "force_mae_zero",
+                    "force_mae_supervised_sd",
+                    "force_mae_piwsl_sd",
+                    "force_mae_conservative_sd",
+                    "seeds",
                 ],
                 rows,
             ));
@@ -500,19 +594,27 @@ impl PanelModel for MlipModel {
                 let methods: serde_json::Map<String, serde_json::Value> = r
                     .variants
                     .iter()
-                    .map(|v| {
-                        (
-                            v.name.clone(),
-                            serde_json::json!({
-                                "energy_mae": v.energy_mae,
-                                "force_mae": v.force_mae,
-                                "md_energy_drift": v.md_energy_drift,
-                                "md_steps_stable": v.md_steps_stable,
-                            }),
-                        )
-                    })
+                    .map(|v| (v.name.clone(), run_json(v)))
                     .collect();
-                serde_json::json!({ "methods": methods, "labels": params.piwsl.labels })
+                let baselines: serde_json::Map<String, serde_json::Value> = r
+                    .baselines
+                    .iter()
+                    .map(|v| (v.name.clone(), run_json(v)))
+                    .collect();
+                let mut out = serde_json::json!({
+                    "methods": methods,
+                    "labels": params.piwsl.labels,
+                    "baselines": baselines,
+                    "zero_force_mae": r.zero_force_mae,
+                    "constant_energy_mae": r.constant_energy_mae,
+                    "fair_baseline": r.fair_baseline().map(|v| v.name.clone()),
+                    "verdict": verdict::compare_line(r),
+                });
+                if let Some(points) = self.sweep.result() {
+                    out["error_vs_labels"] = sweep_json(points);
+                    out["error_vs_labels_verdict"] = verdict::sweep_line(points).into();
+                }
+                out
             }
             None => serde_json::Value::Null,
         }
@@ -522,12 +624,14 @@ impl PanelModel for MlipModel {
         vec![
             SweepOutput::new("force_mae_supervised", "Force MAE, supervised"),
             SweepOutput::new("force_mae_piwsl", "Force MAE, +PITC+PISC"),
+            SweepOutput::new("force_mae_conservative", "Force MAE, conservative −∂E/∂R"),
+            SweepOutput::new("force_mae_zero", "Force MAE of zero force"),
         ]
     }
 
     fn evaluate(
         params: &P,
-        _outputs: &[String],
+        outputs: &[String],
         seed: u64,
         _cx: &SweepCx<'_>,
         progress: &Progress,
@@ -537,13 +641,28 @@ impl PanelModel for MlipModel {
             md_steps: 0,
             ..params.piwsl.clone()
         };
-        let c = compare(&p, &["supervised", "+PITC+PISC"], seed, progress, cancel)?;
-        Ok(BTreeMap::from([
+        // The conservative baseline costs a third more; train it only when it is recorded.
+        let conservative =
+            outputs.is_empty() || outputs.iter().any(|o| o == "force_mae_conservative");
+        let mut names = vec!["supervised", "+PITC+PISC"];
+        if conservative {
+            names.push(CONSERVATIVE);
+        }
+        let c = compare(&p, &names, seed, progress, cancel)?;
+        let mut out = BTreeMap::from([
             (
                 "force_mae_supervised".to_owned(),
                 c.variants[0].errors.force_mae,
             ),
             ("force_mae_piwsl".to_owned(), c.variants[1].errors.force_mae),
-        ]))
+            ("force_mae_zero".to_owned(), c.reference.force_mae),
+        ]);
+        if conservative {
+            out.insert(
+                "force_mae_conservative".to_owned(),
+                c.variants[2].errors.force_mae,
+            );
+        }
+        Ok(out)
     }
 }

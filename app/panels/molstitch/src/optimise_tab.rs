@@ -1,18 +1,23 @@
 //! The optimisation tab: MolStitch (prior, trajectory-balance fine-tuning, rank proxies,
 //! priority sampling and stitching, IPO) against its two baselines on the same oracle budget,
 //! with live curves, the Pareto scatter of generated vs offline molecules, hypervolume against
-//! the budget, the metrics table and molecule export.
+//! the budget, the metrics table and molecule export; over several seeds (`optimise.seeds`),
+//! each method's metrics with their spread, MolStitch paired with each reference (wins, exact
+//! sign test, mean difference) and the verdict of the paper's claims.
 
 use benchtop_kit::file_dialog::{Filter, Kind, Request};
 use std::path::Path;
 use std::sync::Arc;
 
-use benchtop_kit::figure::{Figure, FigureViewState, Line, Rgba, Scatter, Subplot, show_figure};
+use benchtop_kit::figure::{
+    ErrorBars, Figure, FigureViewState, Line, Rgba, Scatter, Subplot, show_figure,
+};
 use benchtop_kit::host::Cx;
 use benchtop_kit::panel::DataTable;
 use benchtop_kit::task::{Live, Task};
 use benchtop_kit::widgets::job_progress;
 use benchtop_molstitch::metrics::pareto_front;
+use benchtop_molstitch::optimise::seeds::{SeedStudy, Verdict};
 use benchtop_molstitch::optimise::{
     self, MethodMetrics, OptimiseConfig, OptimiseEvent, OptimiseResult,
 };
@@ -160,7 +165,7 @@ impl OptimiseTab {
         }
         let cache_dir = cache_dir.to_path_buf();
         self.task.start(&cx.runner, key, move |job| {
-            optimise::run(
+            optimise::run_seeds(
                 &set.smiles,
                 &config,
                 Some(&cache_dir),
@@ -225,6 +230,8 @@ impl OptimiseTab {
         };
         show_figure(ui, &figure, &mut self.figure_state);
         if let Some(result) = self.result() {
+            let config = run_config(params);
+            seeds_ui(ui, &result, &config);
             metrics_ui(ui, &result);
             for note in result.notes.iter().chain(&self.task.live().notes) {
                 ui.label(format!("• {note}"));
@@ -324,13 +331,14 @@ pub(super) fn export_molecules(result: &OptimiseResult, path: &Path) -> anyhow::
 }
 
 /// The optimisation's settings, two per row, then the reward weights.
-const SETTINGS: [[&str; 2]; 6] = [
-    ["optimise.offline_size", "optimise.prior_epochs"],
-    ["optimise.n_proxies", "optimise.proxy_rounds"],
-    ["optimise.stitch_rounds", "optimise.stitched_per_round"],
-    ["optimise.pool_size", "optimise.eval_budget"],
-    ["optimise.beta", "optimise.dirichlet_alpha"],
-    ["optimise.sigma", "optimise.seed"],
+const SETTINGS: [&[&str]; 7] = [
+    &["optimise.offline_size", "optimise.prior_epochs"],
+    &["optimise.n_proxies", "optimise.proxy_rounds"],
+    &["optimise.stitch_rounds", "optimise.stitched_per_round"],
+    &["optimise.pool_size", "optimise.eval_budget"],
+    &["optimise.beta", "optimise.dirichlet_alpha"],
+    &["optimise.sigma", "optimise.seed"],
+    &["optimise.seeds"],
 ];
 
 fn settings_ui(ui: &mut egui::Ui, cx: &mut Cx<'_, MolStitchModel>) {
@@ -338,7 +346,7 @@ fn settings_ui(ui: &mut egui::Ui, cx: &mut Cx<'_, MolStitchModel>) {
         .num_columns(2)
         .show(ui, |ui| {
             for row in SETTINGS {
-                cx.params(ui, &row);
+                cx.params(ui, row);
                 ui.end_row();
             }
         });
@@ -511,12 +519,81 @@ pub(super) fn results_figure(
             index(&result.ipo_loss),
             result.ipo_loss.clone(),
         ));
-    Figure::new("MolStitch optimisation")
-        .grid(1, 3)
-        .size_in(12.0, 4.0)
-        .subplot(pareto)
-        .subplot(hv)
-        .subplot(curves)
+    match &result.seed_study {
+        Some(study) => Figure::new("MolStitch optimisation")
+            .grid(2, 2)
+            .size_in(10.0, 8.0)
+            .subplot(pareto)
+            .subplot(hv)
+            .subplot(seeds_subplot(study))
+            .subplot(curves),
+        None => Figure::new("MolStitch optimisation")
+            .grid(1, 3)
+            .size_in(12.0, 4.0)
+            .subplot(pareto)
+            .subplot(hv)
+            .subplot(curves),
+    }
+}
+
+/// MolStitch's hypervolume minus each reference's, seed by seed (the paired comparison), with
+/// the mean ± SD of each and the line of no difference.
+fn seeds_subplot(study: &SeedStudy) -> Subplot {
+    let seeds: Vec<f64> = study.seeds.iter().map(|&s| s as f64).collect();
+    let right = seeds.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 0.8;
+    let mut plot = Subplot::new("MolStitch − reference, hypervolume, per seed")
+        .x_label("seed (right: mean ± SD)")
+        .y_label("hypervolume difference")
+        .legend(true)
+        .hline(0.0, "no difference");
+    let references = [
+        optimise::seeds::OFFLINE,
+        optimise::run::METHOD_FINE_TUNED,
+        optimise::run::METHOD_CROSSOVER,
+    ];
+    for (k, reference) in references.into_iter().enumerate() {
+        let Some(p) = study
+            .paired
+            .iter()
+            .find(|p| p.reference == reference && p.metric == "hypervolume")
+        else {
+            continue;
+        };
+        let diffs = hv_differences(study, reference);
+        let color = match reference {
+            optimise::seeds::OFFLINE => Rgba::rgb(120, 120, 120),
+            other => method_color(other),
+        };
+        plot.push(
+            Scatter::new(format!("− {reference}"), seeds.clone(), diffs)
+                .color(color)
+                .size_pt(3.5),
+        );
+        let x = right + 0.15 * k as f64;
+        plot.push(
+            ErrorBars::new("", vec![x], vec![p.mean_difference], vec![p.sd_difference])
+                .color(color),
+        );
+    }
+    plot
+}
+
+/// MolStitch's hypervolume minus `reference`'s on each seed of `study`.
+fn hv_differences(study: &SeedStudy, reference: &str) -> Vec<f64> {
+    let values = |name: &str| -> Vec<f64> {
+        study
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.metrics.iter().find(|(k, _)| k == "hypervolume"))
+            .map(|(_, s)| s.values.clone())
+            .unwrap_or_default()
+    };
+    values(MOLSTITCH)
+        .iter()
+        .zip(values(reference))
+        .map(|(a, b)| a - b)
+        .collect()
 }
 
 /// The metrics of the offline set and each method, in the table's order.
@@ -584,14 +661,37 @@ pub(super) fn tables(result: &OptimiseResult) -> Vec<DataTable> {
                 .map(move |&(b, h)| vec![(i + 1) as f64, b as f64, h])
         })
         .collect();
-    vec![
+    let mut tables = vec![
         DataTable::new("molstitch-metrics", &columns, rows),
         DataTable::new(
             "molstitch-hypervolume-by-budget",
             &["method", "oracle_calls", "hypervolume"],
             budget_rows,
         ),
-    ]
+    ];
+    if let Some(study) = &result.seed_study {
+        let mut columns = vec!["method (0 offline, 1 MolStitch, 2 prior fine-tuned, 3 crossover)"];
+        columns.push("seed");
+        columns.extend(MethodMetrics::KEYS);
+        let rows = study
+            .methods
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| {
+                study.seeds.iter().enumerate().map(move |(j, &seed)| {
+                    let mut row = vec![i as f64, seed as f64];
+                    row.extend(
+                        m.metrics
+                            .iter()
+                            .map(|(_, s)| s.values.get(j).copied().unwrap_or(f64::NAN)),
+                    );
+                    row
+                })
+            })
+            .collect();
+        tables.push(DataTable::new("molstitch-metrics-by-seed", &columns, rows));
+    }
+    tables
 }
 
 /// MolStitch's metrics in `result`.
@@ -645,13 +745,165 @@ pub(super) fn summary(result: &OptimiseResult) -> serde_json::Value {
         .take(5)
         .map(|r| serde_json::json!({"smiles": r.smiles, "objectives": r.objectives}))
         .collect();
-    serde_json::json!({
+    let mut out = serde_json::json!({
         "objectives": result.objective_labels,
         "methods": methods,
         "molstitch_hypervolume_beats": beats,
         "best_molstitch_molecules": best,
         "notes": result.notes,
-    })
+    });
+    if let (Some(study), Some(map)) = (&result.seed_study, out.as_object_mut()) {
+        map.insert("seeds".into(), seeds_summary(study));
+        map.insert("paired".into(), paired_summary(study));
+        map.insert(
+            "claims".into(),
+            study
+                .claims
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "id": c.id, "claim": c.claim, "measured": c.measured,
+                        "verdict": c.verdict.text(),
+                    })
+                })
+                .collect(),
+        );
+    }
+    out
+}
+
+/// `seeds`: the seeds and, per method, each metric's `{mean, sd, values}` over them.
+fn seeds_summary(study: &SeedStudy) -> serde_json::Value {
+    let methods: serde_json::Map<String, serde_json::Value> = study
+        .methods
+        .iter()
+        .map(|m| {
+            let metrics: serde_json::Map<String, serde_json::Value> = m
+                .metrics
+                .iter()
+                .map(|(k, s)| {
+                    (
+                        k.clone(),
+                        serde_json::json!({"mean": s.mean, "sd": s.sd, "values": s.values}),
+                    )
+                })
+                .collect();
+            (m.name.clone(), metrics.into())
+        })
+        .collect();
+    serde_json::json!({"seeds": study.seeds, "methods": methods})
+}
+
+/// `paired`: per reference and metric, MolStitch's wins, losses, ties, the exact sign-test
+/// p-value and the mean paired difference ± SD.
+fn paired_summary(study: &SeedStudy) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for p in &study.paired {
+        let entry = out
+            .entry(p.reference.clone())
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if let Some(map) = entry.as_object_mut() {
+            map.insert(
+                p.metric.clone(),
+                serde_json::json!({
+                    "higher_is_better": p.higher_is_better,
+                    "wins": p.wins,
+                    "losses": p.losses,
+                    "ties": p.ties,
+                    "seeds": p.wins + p.losses + p.ties,
+                    "sign_test_p": p.sign_test_p,
+                    "mean_difference": p.mean_difference,
+                    "sd_difference": p.sd_difference,
+                    "verdict": p.verdict().text(),
+                }),
+            );
+        }
+    }
+    out.into()
+}
+
+/// The comparison over seeds (the spread, the paired tests and the claims' verdicts), or a note
+/// that one seed has neither.
+fn seeds_ui(ui: &mut egui::Ui, result: &OptimiseResult, config: &OptimiseConfig) {
+    let Some(study) = &result.seed_study else {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            "One seed: the table below is a single run, and the methods differ by about the \
+             spread between seeds. Set \"Seeds compared\" to 6 or more for each method's \
+             spread, a paired sign test and the claims' verdicts.",
+        );
+        return;
+    };
+    let (first, last) = (
+        study.seeds.first().copied().unwrap_or(config.seed),
+        study.seeds.last().copied().unwrap_or(config.seed),
+    );
+    ui.strong(format!(
+        "Over {} seeds ({first}–{last}): mean ± SD",
+        study.seeds.len()
+    ));
+    let shown = [
+        "hypervolume",
+        "r2",
+        "top10",
+        "diversity",
+        "validity",
+        "novelty",
+    ];
+    egui::Grid::new("molstitch seeds")
+        .striped(true)
+        .show(ui, |ui| {
+            ui.strong("Method (mean ± SD)");
+            for h in [
+                "hypervolume ↑",
+                "R2 ↓",
+                "top-10",
+                "diversity",
+                "validity",
+                "novelty",
+            ] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for m in &study.methods {
+                ui.label(&m.name);
+                for key in shown {
+                    let text = m
+                        .metrics
+                        .iter()
+                        .find(|(k, _)| k == key)
+                        .map_or("–".to_owned(), |(_, s)| {
+                            format!("{:.4} ± {:.4}", s.mean, s.sd)
+                        });
+                    ui.label(text);
+                }
+                ui.end_row();
+            }
+        });
+    ui.strong("MolStitch paired with each reference (hypervolume)");
+    for p in study.paired.iter().filter(|p| p.metric == "hypervolume") {
+        ui.label(format!("against {}: {}", p.reference, p.text()));
+    }
+    ui.strong(
+        "The paper's claims over these seeds (the docs page's table comes from the same rule)",
+    );
+    egui::Grid::new("molstitch claims")
+        .striped(true)
+        .show(ui, |ui| {
+            for c in &study.claims {
+                ui.label(&c.claim);
+                let colour = match c.verdict {
+                    Verdict::Holds => egui::Color32::from_rgb(40, 140, 40),
+                    Verdict::HoldsPartly => egui::Color32::from_rgb(190, 130, 0),
+                    Verdict::DoesNotHold => egui::Color32::from_rgb(200, 50, 50),
+                };
+                ui.colored_label(colour, c.verdict.text());
+                ui.end_row();
+            }
+        });
+    ui.label(format!(
+        "The table below, the figure's scatter and hypervolume curves are seed {first}'s run."
+    ));
 }
 
 fn metrics_ui(ui: &mut egui::Ui, result: &OptimiseResult) {

@@ -37,10 +37,12 @@ pub fn outputs() -> Vec<SweepOutput> {
 }
 
 /// The run a sweep point makes: the panel's configuration (its objectives, settings and the
-/// point's values) with the point's seed (the repeat's, or the swept `optimise.seed`).
+/// point's values) with the point's seed (the repeat's, or the swept `optimise.seed`), one seed
+/// per point (a sweep's repeats are its seeds).
 pub fn point_config(params: &MolStitchParams, seed: u64) -> OptimiseConfig {
     let mut config = run_config(params);
     config.seed = seed;
+    config.seeds = 1;
     config
 }
 

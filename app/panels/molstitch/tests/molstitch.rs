@@ -127,7 +127,8 @@ fn molstitch_panel_names_bad_input_and_survives_save_and_reopen() {
     );
 }
 
-/// A session whose optimisation is tiny (40 offline molecules, a 16-unit prior, 2 rounds).
+/// A session whose optimisation is tiny (40 offline molecules, a 16-unit prior, 2 rounds),
+/// compared over two seeds.
 fn tiny_optimise_session() -> Session {
     let text = r"(
         format_version: 1,
@@ -142,7 +143,7 @@ fn tiny_optimise_session() -> Session {
                 stitch_pairs: 32, stitch_epochs: 1,
                 stitchnet: (embedding_dim: 8, hidden_units: 16, learning_rate: 0.01,
                             batch_size: 16, max_length_tokens: 60),
-                seed: 3,
+                seed: 3, seeds: 2,
             )),
             view: (tab: Optimise),
         )))],
@@ -179,6 +180,48 @@ fn molstitch_panel_runs_a_tiny_optimisation_saves_and_reopens() {
         let hv = methods[method]["hypervolume"].as_f64().expect("HV");
         assert!(hv >= offline - 1e-12, "{method}: {s}");
     }
+    // Over the two seeds: the spread per method, seed 3's run as the single-seed rows, the
+    // paired comparison and the claims with their verdicts, in the window and in summary.json.
+    let o = &s["optimisation"];
+    assert_eq!(o["seeds"]["seeds"], serde_json::json!([3, 4]), "{s}");
+    for method in [
+        "Offline set",
+        "MolStitch",
+        "Prior fine-tuned",
+        "BRICS crossover",
+    ] {
+        let hv = &o["seeds"]["methods"][method]["hypervolume"];
+        let values = hv["values"].as_array().expect("per-seed values");
+        assert_eq!(values.len(), 2, "{s}");
+        assert!(hv["sd"].as_f64().is_some_and(|sd| sd >= 0.0), "{s}");
+    }
+    assert_eq!(
+        o["seeds"]["methods"]["MolStitch"]["hypervolume"]["values"][0],
+        methods["MolStitch"]["hypervolume"],
+        "the single-seed rows are the first seed's"
+    );
+    for reference in ["Offline set", "Prior fine-tuned", "BRICS crossover"] {
+        let p = &o["paired"][reference]["hypervolume"];
+        assert_eq!(p["seeds"], 2, "{s}");
+        let p_value = p["sign_test_p"].as_f64().expect("p");
+        assert!(
+            (0.5..=1.0).contains(&p_value),
+            "two seeds cannot be significant: {s}"
+        );
+    }
+    assert_eq!(o["claims"].as_array().map(Vec::len), Some(2), "{s}");
+    assert!(
+        harness
+            .query_all_by_label_contains("Over 2 seeds (3–4)")
+            .next()
+            .is_some()
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains("The paper's claims over these seeds")
+            .next()
+            .is_some()
+    );
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = dir.path().join("molstitch.ron");
     assert!(
@@ -261,7 +304,9 @@ fn check_molstitch_stitching(_out: &Path, summary: &serde_json::Value) {
     );
 }
 
-/// The optimisation example: MolStitch's molecules enlarge the offline set's hypervolume.
+/// The optimisation example: MolStitch's molecules enlarge the offline set's hypervolume, and
+/// the comparison is made over seeds (the project's 6, the test preset's 2) with the spread, a
+/// paired sign test whose p-value is the binomial law's, and the claims' verdicts.
 fn check_molstitch_optimise(_out: &Path, summary: &serde_json::Value) {
     let s = &summary["panels"][0]["summary"]["optimisation"];
     let hv = |name: &str| {
@@ -271,6 +316,45 @@ fn check_molstitch_optimise(_out: &Path, summary: &serde_json::Value) {
     };
     assert!(hv("MolStitch") > hv("Offline set"), "{s}");
     assert_eq!(s["molstitch_hypervolume_beats"]["Offline set"], true, "{s}");
+    let seeds = s["seeds"]["seeds"].as_array().expect("the seeds").len();
+    assert!(seeds >= 2, "{s}");
+    let ours = &s["seeds"]["methods"]["MolStitch"]["hypervolume"]["values"];
+    for reference in ["Offline set", "Prior fine-tuned", "BRICS crossover"] {
+        let p = &s["paired"][reference]["hypervolume"];
+        let theirs = &s["seeds"]["methods"][reference]["hypervolume"]["values"];
+        let (mut wins, mut losses) = (0_u64, 0_u64);
+        for j in 0..seeds {
+            let d = ours[j].as_f64().expect("value") - theirs[j].as_f64().expect("value");
+            wins += u64::from(d > 0.0);
+            losses += u64::from(d < 0.0);
+        }
+        assert_eq!(p["wins"], wins, "{reference}: {s}");
+        assert_eq!(p["losses"], losses, "{reference}: {s}");
+        // The exact two-sided sign test: 2 · Σ_{i ≤ min} C(n, i) / 2ⁿ.
+        let n = wins + losses;
+        let k = wins.min(losses);
+        let choose = |n: u64, i: u64| (1..=i).fold(1.0, |c, j| c * (n - j + 1) as f64 / j as f64);
+        let tail: f64 = (0..=k).map(|i| choose(n, i)).sum::<f64>() / 2_f64.powi(n as i32);
+        let expected = if n == 0 { 1.0 } else { (2.0 * tail).min(1.0) };
+        let p_value = p["sign_test_p"].as_f64().expect("p");
+        assert!(
+            (p_value - expected).abs() < 1e-12,
+            "{reference}: {p_value} vs {expected}"
+        );
+    }
+    // Every seed's MolStitch run improves on the offline set (a union's hypervolume never
+    // shrinks; equal only when nothing new reaches the front).
+    assert!(
+        s["paired"]["Offline set"]["hypervolume"]["losses"] == 0,
+        "{s}"
+    );
+    let verdicts: Vec<&str> = s["claims"]
+        .as_array()
+        .expect("claims")
+        .iter()
+        .filter_map(|c| c["verdict"].as_str())
+        .collect();
+    assert_eq!(verdicts.len(), 2, "{s}");
 }
 
 #[test]
@@ -322,8 +406,8 @@ fn chem_props_writes_one_row_per_input_and_names_invalid_smiles() {
 
 /// The stitching viewer's computation: parents, fragments, the child and the gallery.
 mod stitching {
-    use benchtop_panel_molstitch::chem::brics::Fragment;
     use benchtop_panel_molstitch::chem::Molecule;
+    use benchtop_panel_molstitch::chem::brics::Fragment;
     use benchtop_panel_molstitch::engine::ObjectiveSpec;
     use benchtop_panel_molstitch::stitch::{
         StitchRequest, analyse, analyse_choosing, fragments_compatible,
@@ -677,6 +761,7 @@ mod results {
             ipo_loss: Vec::new(),
             notes: Vec::new(),
             weight_files: Vec::new(),
+            seed_study: None,
         }
     }
 

@@ -1,6 +1,10 @@
 //! The panel's figures, built from results (shown on screen and exported the same way).
 
-use benchtop_kit::figure::{Colormap, Dash, Figure, Heatmap, Line, Marker, Rgba, Scatter, Subplot};
+use benchtop_kit::figure::{
+    Colormap, Dash, Figure, Heatmap, Line, Marker, Rgba, Scale, Scatter, Subplot,
+};
+use benchtop_rcgp::data::Dataset;
+use benchtop_rcgp::experiment::location_moments;
 use benchtop_rcgp::{MethodResult, RunResult, SweepPoint};
 
 /// Colour of STGP.
@@ -9,6 +13,18 @@ const STGP: Rgba = Rgba::rgb(31, 119, 180);
 const RCGP: Rgba = Rgba::rgb(230, 120, 20);
 /// Colour of outliers.
 const OUTLIER: Rgba = Rgba::rgb(200, 30, 30);
+/// Colour of the trivial references (no model).
+const REFERENCE: Rgba = Rgba::rgb(120, 120, 120);
+
+/// What the methods are scored against, for titles and legends: a clean truth, or the
+/// observations themselves (before the injected outliers) — never called "truth" then.
+pub fn reference_name(data: &Dataset) -> &'static str {
+    if data.clean_is_latent {
+        "truth"
+    } else {
+        "observations before injected outliers"
+    }
+}
 
 /// Values of `values` (time-major) at location `i`.
 fn at_location(values: &[f64], ns: usize, i: usize) -> Vec<f64> {
@@ -85,9 +101,9 @@ pub fn series(result: &RunResult, i: usize) -> Figure {
         "outliers".to_owned()
     };
     let truth_label = if d.clean_is_latent {
-        "clean truth f"
+        "truth f (scored against)"
     } else {
-        "series before outliers"
+        "observations before injected outliers (scored against)"
     };
     let place = if ns > 1 {
         format!(
@@ -123,6 +139,17 @@ pub fn series(result: &RunResult, i: usize) -> Figure {
     }
     for line in band(&result.rcgp, ns, i, times, RCGP) {
         fit.push(line);
+    }
+    // The trivial reference: this location's mean observation, a constant predictor.
+    if let Some(r) = result.references {
+        let (means, _) = location_moments(d);
+        fit = fit.hline(
+            means[i],
+            format!(
+                "per-location mean (RMSE {:.3}; raw observations {:.3})",
+                r.location_mean_rmse, r.observations_rmse
+            ),
+        );
     }
     let w = at_location(&result.rcgp.weight, ns, i);
     let (tw_in, w_in) = split(&w, false);
@@ -191,6 +218,14 @@ pub fn maps(result: &RunResult, t: usize) -> Option<Figure> {
     let t = t.min(d.n_times().saturating_sub(1));
     let slice = |v: &[f64]| v[t * ns..(t + 1) * ns].to_vec();
     let truth = slice(&d.clean);
+    let (truth_title, truth_short) = if d.clean_is_latent {
+        ("Truth".to_owned(), "truth")
+    } else {
+        (
+            "Observations before injected outliers (scored against)".to_owned(),
+            "observations",
+        )
+    };
     let (lo, hi) = truth
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
@@ -239,11 +274,11 @@ pub fn maps(result: &RunResult, t: usize) -> Option<Figure> {
             "y",
         ))
         .subplot(map(
-            "Truth",
+            &truth_title,
             truth.clone(),
             (lo, hi),
             Colormap::Viridis,
-            "f",
+            if d.clean_is_latent { "f" } else { "y" },
         ))
         .subplot(map(
             "STGP mean",
@@ -260,14 +295,14 @@ pub fn maps(result: &RunResult, t: usize) -> Option<Figure> {
             "mean",
         ))
         .subplot(map(
-            "|STGP − truth|",
+            &format!("|STGP − {truth_short}|"),
             e1,
             (0.0, emax),
             Colormap::Magma,
             "abs. error",
         ))
         .subplot(map(
-            "|ST-RCGP − truth|",
+            &format!("|ST-RCGP − {truth_short}|"),
             e2,
             (0.0, emax),
             Colormap::Magma,
@@ -278,46 +313,88 @@ pub fn maps(result: &RunResult, t: usize) -> Option<Figure> {
     )
 }
 
-/// RMSE against the clean truth over the outlier rate.
+/// RMSE over the outlier rate, with the trivial references (the raw observations and the
+/// per-location mean) as dashed grey lines.
 pub fn sweep(points: &[SweepPoint]) -> Figure {
     let rates: Vec<f64> = points.iter().map(|p| p.rate).collect();
-    Figure::new("RMSE against the clean truth over the outlier rate").subplot(
-        Subplot::new("Outlier-rate sweep")
-            .x_label("outlier rate")
-            .y_label("RMSE")
-            .with(
-                Line::new(
-                    "STGP",
-                    rates.clone(),
-                    points.iter().map(|p| p.stgp_rmse).collect::<Vec<_>>(),
-                )
-                .color(STGP)
-                .width_pt(1.8),
+    let against = match points.first().and_then(|p| p.against_truth) {
+        Some(true) => "the truth",
+        Some(false) => "the observations before injected outliers",
+        None => "the reference values",
+    };
+    // RMSEs span decades (a robust fit against raw observations): a log axis when all are
+    // positive.
+    let positive = points.iter().all(|p| {
+        [p.stgp_rmse, p.rcgp_rmse]
+            .into_iter()
+            .chain(p.observations_rmse)
+            .chain(p.location_mean_rmse)
+            .all(|v| v > 0.0)
+    });
+    let mut sp = Subplot::new("Outlier-rate sweep")
+        .x_label("outlier rate")
+        .y_label("RMSE")
+        .legend(true);
+    if positive {
+        sp = sp.y_scale(Scale::Log10);
+    }
+    let reference = |name: &str, values: Vec<Option<f64>>, dash: Dash| -> Option<Line> {
+        let ys: Option<Vec<f64>> = values.into_iter().collect();
+        ys.map(|ys| {
+            Line::new(name, rates.clone(), ys)
+                .color(REFERENCE)
+                .dash(dash)
+                .width_pt(1.2)
+        })
+    };
+    if let Some(line) = reference(
+        "raw observations (no model)",
+        points.iter().map(|p| p.observations_rmse).collect(),
+        Dash::Dotted,
+    ) {
+        sp.push(line);
+    }
+    if let Some(line) = reference(
+        "per-location mean",
+        points.iter().map(|p| p.location_mean_rmse).collect(),
+        Dash::Dashed,
+    ) {
+        sp.push(line);
+    }
+    Figure::new(format!("RMSE against {against} over the outlier rate")).subplot(
+        sp.with(
+            Line::new(
+                "STGP",
+                rates.clone(),
+                points.iter().map(|p| p.stgp_rmse).collect::<Vec<_>>(),
             )
-            .with(
-                Scatter::new(
-                    "",
-                    rates.clone(),
-                    points.iter().map(|p| p.stgp_rmse).collect::<Vec<_>>(),
-                )
-                .color(STGP),
+            .color(STGP)
+            .width_pt(1.8),
+        )
+        .with(
+            Scatter::new(
+                "",
+                rates.clone(),
+                points.iter().map(|p| p.stgp_rmse).collect::<Vec<_>>(),
             )
-            .with(
-                Line::new(
-                    "ST-RCGP",
-                    rates.clone(),
-                    points.iter().map(|p| p.rcgp_rmse).collect::<Vec<_>>(),
-                )
-                .color(RCGP)
-                .width_pt(1.8),
+            .color(STGP),
+        )
+        .with(
+            Line::new(
+                "ST-RCGP",
+                rates.clone(),
+                points.iter().map(|p| p.rcgp_rmse).collect::<Vec<_>>(),
             )
-            .with(
-                Scatter::new(
-                    "",
-                    rates,
-                    points.iter().map(|p| p.rcgp_rmse).collect::<Vec<_>>(),
-                )
-                .color(RCGP),
-            ),
+            .color(RCGP)
+            .width_pt(1.8),
+        )
+        .with(
+            Scatter::new(
+                "",
+                rates,
+                points.iter().map(|p| p.rcgp_rmse).collect::<Vec<_>>(),
+            )
+            .color(RCGP),
+        ),
     )
 }

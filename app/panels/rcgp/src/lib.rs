@@ -249,7 +249,12 @@ impl RcgpModel {
                 }
             });
         ui.checkbox(&mut run.fit, "Fit hyperparameters")
-            .on_hover_text("BFGS on the log hyperparameters from the values below: STGP on its marginal likelihood, ST-RCGP as chosen below.");
+            .on_hover_text(
+                "L-BFGS on the log hyperparameters from the values below and from \
+                            \"Fit starts\" − 1 further starts spread over decades (the best \
+                            is kept, the same budget for both methods): STGP on its marginal \
+                            likelihood, ST-RCGP as chosen below.",
+            );
         if run.fit {
             egui::ComboBox::from_label("ST-RCGP fit")
                 .selected_text(run.robust_fit.label())
@@ -267,6 +272,7 @@ impl RcgpModel {
                 "hyper.variance",
                 "hyper.noise",
                 "fit_iterations",
+                "fit_starts",
             ],
         );
         ui.separator();
@@ -286,6 +292,10 @@ impl RcgpModel {
     }
 
     fn metrics_ui(ui: &mut egui::Ui, result: &RunResult) {
+        ui.small(format!(
+            "Scores against the {}.",
+            figures::reference_name(&result.data)
+        ));
         egui::Grid::new("rcgp metrics")
             .striped(true)
             .show(ui, |ui| {
@@ -301,7 +311,25 @@ impl RcgpModel {
                     ui.label(format!("{:.2}", m.seconds));
                     ui.end_row();
                 }
+                if let Some(r) = result.references {
+                    ui.label("raw observations (no model)");
+                    ui.label(format!("{:.4}", r.observations_rmse));
+                    ui.label("–");
+                    ui.label("–");
+                    ui.end_row();
+                    ui.label("per-location mean");
+                    ui.label(format!("{:.4}", r.location_mean_rmse));
+                    ui.label(format!("{:.3}", r.location_mean_nlpd));
+                    ui.label("–");
+                    ui.end_row();
+                }
             });
+        ui.label(egui::RichText::new(result.verdict()).strong());
+        for m in [&result.stgp, &result.rcgp] {
+            if let Some(f) = m.fit {
+                ui.small(fit_line(&m.name, &f));
+            }
+        }
         for m in [&result.stgp, &result.rcgp] {
             let h = m.hyper;
             ui.small(format!(
@@ -394,11 +422,16 @@ impl RcgpModel {
                             ui.strong("rate");
                             ui.strong("STGP");
                             ui.strong("ST-RCGP");
+                            ui.strong("location mean");
                             ui.end_row();
                             for p in points {
                                 ui.label(format!("{:.3}", p.rate));
                                 ui.label(format!("{:.4}", p.stgp_rmse));
                                 ui.label(format!("{:.4}", p.rcgp_rmse));
+                                ui.label(
+                                    p.location_mean_rmse
+                                        .map_or_else(|| "–".to_owned(), |v| format!("{v:.4}")),
+                                );
                                 ui.end_row();
                             }
                         });
@@ -414,9 +447,51 @@ impl RcgpModel {
     }
 }
 
+/// One method's fit in words: the log likelihood of the best start and of the user's start.
+fn fit_line(name: &str, f: &benchtop_rcgp::fit::FitReport) -> String {
+    if f.starts <= 1 {
+        return format!("{name} fit: log likelihood {:.1} (one start)", f.objective);
+    }
+    format!(
+        "{name} fit: log likelihood {:.1}, best of {} starts (start {}); from your start alone \
+         {:.1}{}",
+        f.objective,
+        f.starts,
+        f.best_start + 1,
+        f.single_start_objective,
+        if f.single_start_at_bound {
+            ", stopped at a bound"
+        } else {
+            ""
+        }
+    )
+}
+
+/// A number for JSON: non-finite values become null.
+fn number(v: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
 /// The methods' scores and the fitted hyperparameters, the panel's `summary`.
 fn summary(result: &RunResult) -> serde_json::Value {
-    let method = |m: &benchtop_rcgp::MethodResult| serde_json::json!({"rmse": m.rmse, "nlpd": m.nlpd, "seconds": m.seconds});
+    let method = |m: &benchtop_rcgp::MethodResult| {
+        let fit = m.fit.map_or(serde_json::Value::Null, |f| {
+            serde_json::json!({
+                "log_likelihood": number(f.objective),
+                "log_likelihood_single_start": number(f.single_start_objective),
+                "single_start_at_bound": f.single_start_at_bound,
+                "starts": f.starts,
+                "best_start": f.best_start,
+            })
+        });
+        serde_json::json!({"rmse": m.rmse, "nlpd": m.nlpd, "seconds": m.seconds, "fit": fit})
+    };
+    let references = result.references.map_or(serde_json::Value::Null, |r| {
+        serde_json::json!({
+            "observations": {"rmse": number(r.observations_rmse)},
+            "location_mean": {"rmse": number(r.location_mean_rmse), "nlpd": number(r.location_mean_nlpd)},
+        })
+    });
     let hyper = |m: &benchtop_rcgp::MethodResult| {
         serde_json::json!({
             "time_length": m.hyper.time_length,
@@ -434,6 +509,10 @@ fn summary(result: &RunResult) -> serde_json::Value {
         "n_times": result.data.n_times(),
         "n_space": result.data.n_space(),
         "hyperparameters": {"STGP": hyper(&result.stgp), "ST-RCGP": hyper(&result.rcgp)},
+        "scored_against": result.data.scored_against(),
+        "references": references,
+        "rmse_ratio": number(result.rmse_ratio()),
+        "verdict": result.verdict(),
     })
 }
 
@@ -579,11 +658,25 @@ impl PanelModel for RcgpModel {
         if let Some(points) = self.sweep.result() {
             let rows = points
                 .iter()
-                .map(|p| vec![p.rate, p.stgp_rmse, p.rcgp_rmse])
+                .map(|p| {
+                    vec![
+                        p.rate,
+                        p.stgp_rmse,
+                        p.rcgp_rmse,
+                        p.observations_rmse.unwrap_or(f64::NAN),
+                        p.location_mean_rmse.unwrap_or(f64::NAN),
+                    ]
+                })
                 .collect();
             out.push(DataTable::new(
                 "rcgp-sweep",
-                &["outlier_rate", "stgp_rmse", "rcgp_rmse"],
+                &[
+                    "outlier_rate",
+                    "stgp_rmse",
+                    "rcgp_rmse",
+                    "observations_rmse",
+                    "location_mean_rmse",
+                ],
                 rows,
             ));
         }
@@ -600,6 +693,8 @@ impl PanelModel for RcgpModel {
             SweepOutput::new("rcgp_rmse", "ST-RCGP RMSE"),
             SweepOutput::new("stgp_nlpd", "STGP NLPD"),
             SweepOutput::new("rcgp_nlpd", "ST-RCGP NLPD"),
+            SweepOutput::new("observations_rmse", "Raw observations RMSE"),
+            SweepOutput::new("location_mean_rmse", "Per-location mean RMSE"),
         ]
     }
 
@@ -619,6 +714,14 @@ impl PanelModel for RcgpModel {
             ("rcgp_rmse".to_owned(), r.rcgp.rmse),
             ("stgp_nlpd".to_owned(), r.stgp.nlpd),
             ("rcgp_nlpd".to_owned(), r.rcgp.nlpd),
+            (
+                "observations_rmse".to_owned(),
+                r.references.map_or(f64::NAN, |x| x.observations_rmse),
+            ),
+            (
+                "location_mean_rmse".to_owned(),
+                r.references.map_or(f64::NAN, |x| x.location_mean_rmse),
+            ),
         ]))
     }
 }

@@ -55,7 +55,10 @@ impl Declare for P {
                     .tooltip("Observation noise variance in standardised units; sets β = √(σ²/2) and R_eff."),
                 Param::new("fit_iterations", "Fit iterations", field!(P, run.fit_iterations))
                     .range(1.0, 500.0)
-                    .tooltip("Most BFGS iterations of each hyperparameter fit."),
+                    .tooltip("Most L-BFGS iterations of each hyperparameter fit, from each start."),
+                Param::new("fit_starts", "Fit starts", field!(P, run.fit_starts))
+                    .range(1.0, 64.0)
+                    .tooltip("Starting points of each hyperparameter fit (both methods alike): the values above and the rest spread over decades of the length scales, variance and noise; the best is kept. 1 fits from the values above only."),
             ],
         ));
         params.extend(grouped(

@@ -71,32 +71,45 @@ pub fn bars(table: &Table<'_>, tasks: &[Task], settings: &Settings) -> Figure {
     fig
 }
 
-/// The radar: one closed polygon per agent over the seven tasks on the 0–100 scale
-/// (meta-bandit as 100 × count / maximum; negative scores drawn at 0).
+/// The radar over the tasks that were run, on the 0–100 scale (meta-bandit as 100 × count /
+/// maximum; negative scores drawn at 0). A task no agent ran has no axis, and a task one agent
+/// did not run is left out of that agent's outline (the outline breaks there and the scores it
+/// has are marked): absent, never drawn at 0.
 pub fn radar(table: &Table<'_>, settings: &Settings) -> Figure {
-    let n = Task::ALL.len();
-    let angle =
-        |k: usize| std::f64::consts::FRAC_PI_2 - 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-    let mut sp = Subplot::new("Seven dimensions (0–100)")
+    let tasks: Vec<Task> = Task::ALL
+        .into_iter()
+        .filter(|task| table.scores.values().any(|m| m.contains_key(task)))
+        .collect();
+    let n = tasks.len();
+    let angle = |k: usize| {
+        std::f64::consts::FRAC_PI_2 - 2.0 * std::f64::consts::PI * k as f64 / n.max(1) as f64
+    };
+    let title = if n == Task::ALL.len() {
+        "Seven dimensions (0–100)".to_owned()
+    } else {
+        format!(
+            "{n} of {} dimensions (0–100; tasks not run are left out)",
+            Task::ALL.len()
+        )
+    };
+    let mut sp = Subplot::new(title)
         .equal_aspect(true)
         .axes(false)
         .x_range(-1.45, 1.45)
         .y_range(-1.3, 1.3);
-    for ring in [0.25, 0.5, 0.75, 1.0] {
-        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..=n)
-            .map(|k| (ring * angle(k % n).cos(), ring * angle(k % n).sin()))
-            .unzip();
-        sp.push(
-            Line::new("", xs, ys)
-                .color(Rgba::rgb(200, 200, 200))
-                .width_pt(0.5),
-        );
+    if n >= 3 {
+        for ring in [0.25, 0.5, 0.75, 1.0] {
+            let (xs, ys): (Vec<f64>, Vec<f64>) = (0..=n)
+                .map(|k| (ring * angle(k % n).cos(), ring * angle(k % n).sin()))
+                .unzip();
+            sp.push(Line::new("", xs, ys).color(GRID).width_pt(0.5));
+        }
     }
-    for (k, task) in Task::ALL.iter().enumerate() {
+    for (k, task) in tasks.iter().enumerate() {
         let (c, s) = (angle(k).cos(), angle(k).sin());
         sp.push(
             Line::new("", vec![0.0, c], vec![0.0, s])
-                .color(Rgba::rgb(200, 200, 200))
+                .color(GRID)
                 .width_pt(0.5),
         );
         sp = sp.text(1.18 * c, 1.12 * s, task.axis());
@@ -105,26 +118,66 @@ pub fn radar(table: &Table<'_>, settings: &Settings) -> Figure {
         let Some(t) = table.scores.get(a) else {
             continue;
         };
-        let r: Vec<f64> = Task::ALL
-            .iter()
-            .map(|task| {
-                t.get(task).map_or(0.0, |s| {
-                    (normalized(*task, settings, s.mean) / 100.0).clamp(0.0, 1.0)
-                })
-            })
-            .collect();
-        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..=n)
-            .map(|k| (r[k % n] * angle(k % n).cos(), r[k % n] * angle(k % n).sin()))
-            .unzip();
+        let point = |k: usize| -> Option<(f64, f64)> {
+            let s = t.get(&tasks[k])?;
+            let r = (normalized(tasks[k], settings, s.mean) / 100.0).clamp(0.0, 1.0);
+            Some((r * angle(k).cos(), r * angle(k).sin()))
+        };
+        let mut named = false;
+        for run in outline_runs(n, |k| t.contains_key(&tasks[k])) {
+            let (xs, ys): (Vec<f64>, Vec<f64>) = run.iter().filter_map(|&k| point(k)).unzip();
+            sp.push(
+                Line::new(if named { String::new() } else { a.clone() }, xs, ys)
+                    .color(Rgba::cycle(i))
+                    .width_pt(1.5),
+            );
+            named = true;
+        }
+        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..n).filter_map(point).unzip();
         sp.push(
-            Line::new(a.clone(), xs, ys)
+            Scatter::new(if named { String::new() } else { a.clone() }, xs, ys)
                 .color(Rgba::cycle(i))
-                .width_pt(1.5),
+                .size_pt(3.0),
         );
     }
     Figure::new("Reflection-Bench radar")
         .subplot(sp.legend(true))
         .size_in(6.5, 6.0)
+}
+
+/// Colour of the radar's rings and spokes.
+const GRID: Rgba = Rgba::rgb(200, 200, 200);
+
+/// The pieces of an outline around `n` axes joining neighbouring axes that are both present:
+/// one closed run (first axis repeated at the end) when every axis is present, else the
+/// maximal runs of two or more neighbouring present axes, in axis order around the circle.
+fn outline_runs(n: usize, present: impl Fn(usize) -> bool) -> Vec<Vec<usize>> {
+    if n < 2 {
+        return Vec::new();
+    }
+    if (0..n).all(&present) {
+        return vec![(0..=n).map(|k| k % n).collect()];
+    }
+    let Some(gap) = (0..n).find(|&k| !present(k)) else {
+        return Vec::new();
+    };
+    let mut runs = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for step in 1..=n {
+        let k = (gap + step) % n;
+        if present(k) {
+            current.push(k);
+        } else {
+            if current.len() > 1 {
+                runs.push(std::mem::take(&mut current));
+            }
+            current.clear();
+        }
+    }
+    if current.len() > 1 {
+        runs.push(current);
+    }
+    runs
 }
 
 /// One session's trial trace up to `upto` trials: choices (green rewarded / red not), the

@@ -2,7 +2,7 @@
 
 use benchtop_kit::figure::{Figure, Line, Subplot};
 use benchtop_kit::panel::DataTable;
-use benchtop_watermark::experiment::{AtLength, WatermarkResult};
+use benchtop_watermark::experiment::{AtLength, BIT_ACCURACY_CHANCE, WatermarkResult};
 use benchtop_watermark::message::bit_string;
 use benchtop_watermark::scheme::Method;
 use serde_json::{Value, json};
@@ -70,7 +70,8 @@ fn at_length_line(name: &str, points: &[AtLength]) -> Line {
     )
 }
 
-/// AUC and bit accuracy against length, and the attack curve.
+/// AUC and bit accuracy against length, each with its chance level (½: a detector or decoder
+/// that knows nothing), and the attack curve.
 pub fn accuracy(r: &WatermarkResult, attack: &str) -> Figure {
     let mut auc = Subplot::new("AUC against length")
         .legend(true)
@@ -82,6 +83,8 @@ pub fn accuracy(r: &WatermarkResult, attack: &str) -> Figure {
         .x_label("Tokens")
         .y_label("Bit accuracy")
         .y_range(0.4, 1.02);
+    auc = auc.hline(0.5, "chance (½)");
+    bits = bits.hline(BIT_ACCURACY_CHANCE, "chance (½)");
     for m in &r.methods {
         auc = auc.with(at_length_line(m.method.name(), &m.auc_by_tokens));
         if !m.bit_accuracy_by_tokens.is_empty() {
@@ -94,6 +97,7 @@ pub fn accuracy(r: &WatermarkResult, attack: &str) -> Figure {
         .x_label("Attack rate")
         .y_label("Value")
         .y_range(0.0, 1.02)
+        .hline(0.5, "chance (½)")
         .with(Line::new(
             "AUC",
             rates.clone(),
@@ -168,11 +172,24 @@ pub fn attack_table(r: &WatermarkResult) -> DataTable {
 }
 
 /// summary.json: `methods` (plain, StealthInk, KGW, KGW multi-bit), `distribution_check`, the
-/// attack curve, the message and the null calibration.
+/// attack curve, the message, the chance level of bit accuracy, the null calibration (KS
+/// distances and their p-values) and the claims judged on this run.
 pub fn summary(r: &WatermarkResult, attack: &str) -> Value {
     let curve = |v: &[AtLength], key: &str| -> Value {
         v.iter()
             .map(|p| json!({"tokens": p.tokens, key: p.value}))
+            .collect()
+    };
+    // Bit accuracy with the share of positions the decoder's keyed coin settled.
+    let bit_curve = |v: &[AtLength], coin: &[AtLength]| -> Value {
+        v.iter()
+            .map(|p| {
+                let by_coin = coin
+                    .iter()
+                    .find(|c| c.tokens == p.tokens)
+                    .map_or(Value::Null, |c| c.value.into());
+                json!({"tokens": p.tokens, "bit_accuracy": p.value, "decided_by_coin": by_coin})
+            })
             .collect()
     };
     let methods: serde_json::Map<String, Value> = r
@@ -187,7 +204,8 @@ pub fn summary(r: &WatermarkResult, attack: &str) -> Value {
                     "nll_standard_error": m.nll_se,
                     "auc_by_tokens": curve(&m.auc_by_tokens, "auc"),
                     "tpr_at_1pct_fpr": m.tpr_at_1pct_fpr,
-                    "bit_accuracy_by_tokens": curve(&m.bit_accuracy_by_tokens, "bit_accuracy"),
+                    "bit_accuracy_by_tokens":
+                        bit_curve(&m.bit_accuracy_by_tokens, &m.coin_fraction_by_tokens),
                 }),
             )
         })
@@ -196,6 +214,7 @@ pub fn summary(r: &WatermarkResult, attack: &str) -> Value {
     json!({
         "methods": methods,
         "distribution_check": {
+            "bits_per_symbol": d.bits_per_symbol,
             "max_abs_deviation": d.max_abs_deviation,
             "tolerance": d.tolerance,
             "draws": d.draws,
@@ -212,8 +231,15 @@ pub fn summary(r: &WatermarkResult, attack: &str) -> Value {
         },
         "message_bits": bit_string(&r.bits),
         "example_decoded_bits": bit_string(&r.example.decoded_bits),
-        "null_ks_exact_p": r.null_ks_exact,
-        "null_ks_gaussian_p": r.null_ks_gauss,
+        "bit_accuracy_chance": BIT_ACCURACY_CHANCE,
+        "null_texts": r.null_texts,
+        "null_ks_distance_exact": r.null_ks_distance_exact,
+        "null_ks_distance_gaussian": r.null_ks_distance_gauss,
+        "null_ks_p_exact": r.null_ks_p_exact,
+        "null_ks_p_gaussian": r.null_ks_p_gauss,
+        "claims": r.claims.iter().map(|c| json!({
+            "id": c.id, "claim": c.claim, "measured": c.measured, "verdict": c.verdict.text(),
+        })).collect::<Vec<_>>(),
         "language_model": r.model.as_ref().map(|m| json!({
             "name": m.name,
             "heldout_tokens": m.heldout_tokens,

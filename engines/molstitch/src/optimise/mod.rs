@@ -33,6 +33,9 @@
 //!    BRICS crossover of the offline set. Hypervolume (reference 0) and R2 over offline ∪
 //!    method, top-k of the weighted score, diversity, validity, uniqueness, novelty, and the
 //!    hypervolume after ¼, ½, ¾ and all of the budget ([`evaluate`]).
+//! 8. Over seeds ([`seeds::run_seeds`], `seeds` runs): every method's metrics with their mean
+//!    and SD, MolStitch paired with each reference (wins, exact sign test, mean difference) and
+//!    the verdict of the paper's claims ([`seeds`]).
 //!
 //! Deviations from the paper, all for CPU scale or missing assets:
 //! - Objectives: JNK3/GSK3β oracles are unavailable; the default task is QED, SA' and Tanimoto
@@ -87,10 +90,12 @@ pub mod events;
 pub mod proxy;
 pub mod result;
 pub mod run;
+pub mod seeds;
 pub mod stitch;
 
 pub use config::OptimiseConfig;
 pub use events::OptimiseEvent;
 pub use result::{MethodMetrics, MethodResult, OptimiseResult, ScoredMolecule};
 pub use run::run;
+pub use seeds::{SeedStudy, run_seeds};
 pub use stitch::{StitchOperator, Stitcher};

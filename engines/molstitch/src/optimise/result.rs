@@ -36,6 +36,41 @@ pub struct MethodMetrics {
     pub novelty: f64,
 }
 
+impl MethodMetrics {
+    /// The metric keys in [`Self::named`]'s order (as `summary.json` and the CSV name them).
+    pub const KEYS: [&'static str; 9] = [
+        "hypervolume",
+        "r2",
+        "top1",
+        "top10",
+        "top100",
+        "diversity",
+        "validity",
+        "uniqueness",
+        "novelty",
+    ];
+
+    /// Every metric with its key.
+    pub fn named(&self) -> [(&'static str, f64); 9] {
+        let values = [
+            self.hypervolume,
+            self.r2,
+            self.top1,
+            self.top10,
+            self.top100,
+            self.diversity,
+            self.validity,
+            self.uniqueness,
+            self.novelty,
+        ];
+        let mut out = [("", 0.0); 9];
+        for (slot, (key, value)) in out.iter_mut().zip(Self::KEYS.into_iter().zip(values)) {
+            *slot = (key, value);
+        }
+        out
+    }
+}
+
 /// One method's evaluation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MethodResult {
@@ -70,4 +105,8 @@ pub struct OptimiseResult {
     /// exactly these with its project.
     #[serde(default)]
     pub weight_files: Vec<std::path::PathBuf>,
+    /// The comparison over seeds when the run covered several
+    /// ([`crate::optimise::seeds::run_seeds`]); the rest of the result is its first seed's.
+    #[serde(default)]
+    pub seed_study: Option<super::seeds::SeedStudy>,
 }

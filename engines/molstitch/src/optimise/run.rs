@@ -79,7 +79,8 @@ fn stage(
 }
 
 /// Runs MolStitch on `offline` (the first `config.offline_size` SMILES are used) and evaluates
-/// it against the TB-only agent and random BRICS crossover. The prior's and StitchNet's weights
+/// it against the TB-only agent and random BRICS crossover, for the one seed `config.seed`
+/// (`config.seeds` is [`super::seeds::run_seeds`]' business). The prior's and StitchNet's weights
 /// are cached in `cache_dir` (keyed by the corpus, their configuration, epochs and seed). `progress` gets
 /// fractions per stage; `cancel` is checked between batches and rounds
 /// ([`ComputeError::Cancelled`]); `on_event` sees every [`OptimiseEvent`]. Same inputs and
@@ -523,5 +524,6 @@ pub fn run(
         ipo_loss,
         notes,
         weight_files,
+        seed_study: None,
     })
 }
