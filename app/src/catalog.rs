@@ -112,6 +112,8 @@ catalog! {
     Watermark => benchtop_panel_watermark::WatermarkPanel,
     /// PIWSL interatomic potentials.
     Mlip => benchtop_panel_mlip::MlipPanel,
+    /// ML vs DL for quantum systems.
+    Quantum => benchtop_panel_quantum::QuantumPanel,
     // New panels are registered above this line.
 }
 
