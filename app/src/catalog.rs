@@ -112,6 +112,8 @@ catalog! {
     Watermark => benchtop_panel_watermark::WatermarkPanel,
     /// PIWSL interatomic potentials.
     Mlip => benchtop_panel_mlip::MlipPanel,
+    /// Weak-features learning.
+    Weakfeatures => benchtop_panel_weakfeatures::WeakfeaturesPanel,
     // New panels are registered above this line.
 }
 
