@@ -114,6 +114,8 @@ catalog! {
     Mlip => benchtop_panel_mlip::MlipPanel,
     /// ML vs DL for quantum systems.
     Quantum => benchtop_panel_quantum::QuantumPanel,
+    /// Weak-features learning.
+    Weakfeatures => benchtop_panel_weakfeatures::WeakfeaturesPanel,
     // New panels are registered above this line.
 }
 

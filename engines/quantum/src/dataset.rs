@@ -16,6 +16,10 @@ use crate::learners::{InputSet, Layout};
 use crate::observables::{self, Pauli, blocks, pairs};
 use crate::shadows::{self, Snapshots};
 
+/// One chain's estimates from its snapshots: shadow features, two-point correlations, block
+/// Rényi-2 entropies (bits) and the order parameter.
+type ChainEstimates = (Vec<f64>, Vec<f64>, Vec<f64>, f64);
+
 /// The family of chains drawn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -220,7 +224,7 @@ pub fn shadow_data(
     shadows::check_snapshots("budget.snapshots", m)?;
     let layout = &Layout::new(pool.model, system.boundary, system.sites);
     let block_list = system.blocks();
-    let per_chain: Vec<(Vec<f64>, Vec<f64>, Vec<f64>, f64)> = rows
+    let per_chain: Vec<ChainEstimates> = rows
         .clone()
         .into_par_iter()
         .map(|k| {

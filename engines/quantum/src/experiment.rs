@@ -506,7 +506,7 @@ fn run_learner(
             layout: &phase_layout,
             train: &data.phase_train.inputs,
             targets: &order_targets,
-            groups: &[0..1],
+            groups: std::slice::from_ref(&(0..1)),
             test: &data.phase_test.inputs,
             inputs,
         },

@@ -52,12 +52,12 @@ pub fn pauli_expectation(psi: &[f64], ops: &[(usize, Pauli)]) -> f64 {
     if ys % 2 == 1 {
         return 0.0;
     }
-    let global = if ys % 4 == 0 { 1.0 } else { -1.0 };
+    let global = if ys.is_multiple_of(4) { 1.0 } else { -1.0 };
     let sum: f64 = psi
         .iter()
         .enumerate()
         .map(|(s, &amp)| {
-            let sign = if (s & phase_mask).count_ones() % 2 == 0 {
+            let sign = if (s & phase_mask).count_ones().is_multiple_of(2) {
                 1.0
             } else {
                 -1.0

@@ -338,6 +338,14 @@ pub fn histogram(values: &[f64], low: f64, high: f64, bins: usize) -> (Vec<f64>,
     (centres, counts)
 }
 
+/// One estimated quantity of the shadow figure: its name, its exact value and where a study
+/// point keeps its estimates.
+type EstimateRow = (
+    &'static str,
+    f64,
+    fn(&benchtop_quantum::study::StudyPoint) -> &Vec<f64>,
+);
+
 /// Shadow estimates of C₀₁ and S₂ at each M as histograms around the exact value, and M·Var
 /// against M with the bounds.
 pub fn shadows_figure(study: &Study) -> Figure {
@@ -348,11 +356,7 @@ pub fn shadows_figure(study: &Study) -> Figure {
     ))
     .grid(2, columns)
     .size_in(4.2 * columns as f64, 8.0);
-    let rows: [(
-        &str,
-        f64,
-        fn(&benchtop_quantum::study::StudyPoint) -> &Vec<f64>,
-    ); 2] = [
+    let rows: [EstimateRow; 2] = [
         ("C₀₁", study.exact_correlation, |p| &p.correlation),
         ("S₂ (bits)", study.exact_entropy, |p| &p.entropy),
     ];

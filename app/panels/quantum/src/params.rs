@@ -26,6 +26,9 @@ impl Declare for P {
                 Param::new("system.block", "Entropy block |A|", field!(P, system.block))
                     .range(1.0, 3.0)
                     .tooltip("Sites per contiguous block whose Rényi-2 entropy S₂ = −log₂ tr ρ_A² (bits) is learned; every such block of the chain is a target."),
+                Param::new("seed", "Seed", field!(P, seed))
+                    .seed()
+                    .tooltip("Seed of the chains, the snapshots, the folds and the networks (a whole number)."),
             ],
         );
         params.extend(grouped(
@@ -109,9 +112,6 @@ impl Declare for P {
                     .range(2.0, 10_000.0)
                     .log()
                     .tooltip("Independent sets of snapshots per M; their estimates' variance is compared with the bound 3^k/M."),
-                Param::new("seed", "Seed", field!(P, seed))
-                    .seed()
-                    .tooltip("Seed of the chains, the snapshots, the folds and the networks (a whole number)."),
             ],
         ));
         params

@@ -162,8 +162,16 @@ mod tests {
         let (xt, yt) = make(60, &mut rng);
         let folds = fold_of(120, 5, 1);
         for learner in [Learner::KernelRbf, Learner::KernelDirichlet] {
-            let p =
-                kernel_ridge(learner, &x, &y, &[0..1], &xt, &folds, &CancelToken::new()).unwrap();
+            let p = kernel_ridge(
+                learner,
+                &x,
+                &y,
+                std::slice::from_ref(&(0..1)),
+                &xt,
+                &folds,
+                &CancelToken::new(),
+            )
+            .unwrap();
             let rmse = ((&p - &yt).norm_squared() / 60.0).sqrt();
             let sd = (yt.map(|v| v - yt.mean()).norm_squared() / 60.0).sqrt();
             assert!(rmse < 0.05 * sd, "{learner:?}: {rmse} vs sd {sd}");

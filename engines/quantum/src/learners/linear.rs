@@ -188,7 +188,7 @@ mod tests {
         let (x, y) = planted(80, 1);
         let (xt, yt) = planted(40, 2);
         let folds = fold_of(80, 5, 3);
-        let groups = [0..1];
+        let groups = vec![0..1; 1];
         let ridge = ridge(&x, &y, &groups, &xt, &folds).unwrap();
         let lasso = lasso(&x, &y, &groups, &xt, &folds, &CancelToken::new()).unwrap();
         for prediction in [ridge, lasso] {
