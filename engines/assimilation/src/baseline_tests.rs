@@ -413,3 +413,28 @@ fn assim_claims_verdicts_follow_their_rules() {
         Verdict::DoesNotHold
     );
 }
+
+#[test]
+fn assim_bad_settings_name_their_own_key_and_the_run_budget_is_whole() {
+    let mut p = AssimParams::default();
+    p.tensor_var.obs_ridge = 0.0;
+    let err = p.validate().expect_err("obs_ridge 0").to_string();
+    assert!(err.contains("`tensor_var.obs_ridge`"), "{err}");
+    let mut p = AssimParams::default();
+    p.tensor_var.preimage_ridge = f64::NAN;
+    let err = p.validate().expect_err("NaN").to_string();
+    assert!(err.contains("`tensor_var.preimage_ridge`"), "{err}");
+    // Each in range on its own, too much together: refused before anything is allocated.
+    let mut p = AssimParams {
+        train_steps: 100_000,
+        ..AssimParams::default()
+    };
+    p.tensor_var.features = 5000;
+    p.tensor_var.components = 100;
+    let err = p.validate().expect_err("budget").to_string();
+    assert!(
+        err.contains("`train_steps`") && err.contains("one run"),
+        "{err}"
+    );
+    assert!(AssimParams::default().validate().is_ok());
+}

@@ -21,6 +21,7 @@
 
 use std::time::Instant;
 
+use benchtop_compute::error::RUN_LIMIT_BYTES;
 use benchtop_compute::{CancelToken, ComputeError, Progress, rng};
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
@@ -229,8 +230,14 @@ impl AssimParams {
                 "must be between 1 and the number of random features",
             );
         }
-        if !(tv.ridge > 0.0 && tv.obs_ridge > 0.0 && tv.preimage_ridge > 0.0) {
-            return bad("tensor_var.ridge", "ridge parameters must be > 0");
+        for (key, value) in [
+            ("tensor_var.ridge", tv.ridge),
+            ("tensor_var.obs_ridge", tv.obs_ridge),
+            ("tensor_var.preimage_ridge", tv.preimage_ridge),
+        ] {
+            if !(value > 0.0 && value.is_finite()) {
+                return bad(key, "must be a finite number > 0");
+            }
         }
         if self.background_scale.is_nan() || self.background_scale <= 0.0 {
             return bad("background_scale", "must be > 0");
@@ -247,6 +254,28 @@ impl AssimParams {
         if !(self.enkf.inflation >= 1.0 && self.enkf.inflation.is_finite()) {
             return bad("enkf.inflation", "must be ≥ 1");
         }
+        // The run's working set: Tensor-Var's random features and their copies for every
+        // training state (about three m-wide rows and two states each), and the m × m
+        // covariances of the PCA and the operators' fits.
+        ComputeError::check_run_memory(
+            &[
+                ("train_steps", self.train_steps),
+                (
+                    "3 × tensor_var.features + 2 × dim",
+                    3 * self.tensor_var.features + 2 * self.dim,
+                ),
+            ],
+            8,
+            RUN_LIMIT_BYTES,
+        )?;
+        ComputeError::check_run_memory(
+            &[
+                ("tensor_var.features", self.tensor_var.features),
+                ("tensor_var.features × 4", 4 * self.tensor_var.features),
+            ],
+            8,
+            RUN_LIMIT_BYTES,
+        )?;
         Ok(())
     }
 }

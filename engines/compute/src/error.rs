@@ -36,6 +36,10 @@ pub enum ComputeError {
     /// The computation produced non-finite numbers.
     #[error("numerical failure: {0}")]
     Numerical(String),
+    /// A file named by the user cannot be read as asked (not a regular file, too large, not
+    /// UTF-8, unreadable); the message starts with the file's path.
+    #[error("{0}")]
+    File(String),
 }
 
 impl ComputeError {
@@ -55,6 +59,27 @@ impl ComputeError {
         bytes_each: usize,
         limit_bytes: usize,
     ) -> Result<(), Self> {
+        Self::check_bytes(factors, bytes_each, limit_bytes, "one array")
+    }
+
+    /// Refuses, before anything runs, a run whose working set (estimated as the product of
+    /// `factors`, `bytes_each` bytes per element) would exceed `limit_bytes` in all: the budget
+    /// is per run, not per array. The error names the first key.
+    pub fn check_run_memory(
+        factors: &[(&str, usize)],
+        bytes_each: usize,
+        limit_bytes: usize,
+    ) -> Result<(), Self> {
+        Self::check_bytes(factors, bytes_each, limit_bytes, "one run")
+    }
+
+    /// [`Self::check_memory`] and [`Self::check_run_memory`], `what` naming the budget.
+    fn check_bytes(
+        factors: &[(&str, usize)],
+        bytes_each: usize,
+        limit_bytes: usize,
+        what: &str,
+    ) -> Result<(), Self> {
         let bytes = factors.iter().try_fold(bytes_each, |product, &(_, value)| {
             product.checked_mul(value)
         });
@@ -72,7 +97,7 @@ impl ComputeError {
                 Err(Self::invalid(
                     factors.first().map_or("size", |(key, _)| key),
                     format!(
-                        "{} need {needed} for one array; Benchtop allows {:.1} GiB (make them \
+                        "{} need {needed} for {what}; Benchtop allows {:.1} GiB (make them \
                          smaller)",
                         keys.join(" × "),
                         gib(limit_bytes)
@@ -90,6 +115,9 @@ fn gib(bytes: usize) -> f64 {
 
 /// The memory limit for one array of user-sized data: 4 GiB.
 pub const ARRAY_LIMIT_BYTES: usize = 4 << 30;
+
+/// The memory limit for the working set of one run, all its arrays together: 6 GiB.
+pub const RUN_LIMIT_BYTES: usize = 6 << 30;
 
 /// `Result` with a [`ComputeError`].
 pub type ComputeResult<T> = Result<T, ComputeError>;

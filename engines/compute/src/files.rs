@@ -14,7 +14,7 @@ pub const MAX_DATA_BYTES: u64 = 1 << 30;
 /// Opens `path` for reading without blocking and checks that it is a regular file of at most
 /// `max` bytes; returns the handle and its size. Errors name the file.
 pub fn open_regular(path: &Path, max: u64) -> Result<(std::fs::File, u64), ComputeError> {
-    let named = |why: String| ComputeError::Numerical(format!("{}: {why}", path.display()));
+    let named = |why: String| ComputeError::File(format!("{}: {why}", path.display()));
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -50,10 +50,10 @@ pub fn open_regular(path: &Path, max: u64) -> Result<(std::fs::File, u64), Compu
 /// The bytes of the regular file `path`, at most `max` of them (see [`open_regular`]).
 pub fn read_bytes(path: &Path, max: u64) -> Result<Vec<u8>, ComputeError> {
     let (file, len) = open_regular(path, max)?;
-    let capacity = usize::try_from(len).map_err(|_| ComputeError::Numerical("too large".into()))?;
+    let capacity = usize::try_from(len).map_err(|_| ComputeError::File("too large".into()))?;
     let mut bytes = Vec::new();
     bytes.try_reserve_exact(capacity).map_err(|_| {
-        ComputeError::Numerical(format!(
+        ComputeError::File(format!(
             "{}: not enough memory for {len} bytes",
             path.display()
         ))
@@ -61,7 +61,7 @@ pub fn read_bytes(path: &Path, max: u64) -> Result<Vec<u8>, ComputeError> {
     // The file may grow while it is read: never take more than the bound.
     file.take(max)
         .read_to_end(&mut bytes)
-        .map_err(|e| ComputeError::Numerical(format!("{}: cannot read: {e}", path.display())))?;
+        .map_err(|e| ComputeError::File(format!("{}: cannot read: {e}", path.display())))?;
     Ok(bytes)
 }
 
@@ -70,7 +70,7 @@ pub fn read_bytes(path: &Path, max: u64) -> Result<Vec<u8>, ComputeError> {
 pub fn read_text(path: &Path, max: u64) -> Result<String, ComputeError> {
     let bytes = read_bytes(path, max)?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        ComputeError::Numerical(format!(
+        ComputeError::File(format!(
             "{}: not UTF-8 text (byte {})",
             path.display(),
             e.utf8_error().valid_up_to()

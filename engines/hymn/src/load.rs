@@ -16,6 +16,15 @@ use crate::counts::Substructure;
 use crate::generate::GraphSet;
 use crate::graph::Graph;
 
+/// The most nodes one graph may have (the CSE and the drawings hold dense node × node arrays).
+pub const MAX_NODES: usize = 2_000;
+
+/// The most nodes a file may hold over all its graphs.
+pub const MAX_TOTAL_NODES: usize = 200_000;
+
+/// The largest edge-list file read: 64 MiB.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 #[derive(Default)]
 struct Pending {
     first_line: u64,
@@ -27,7 +36,8 @@ struct Pending {
 /// Reads `path`; graphs without labels are labelled with `fallback`'s count.
 pub fn load_edge_list(path: &Path, fallback: Substructure) -> Result<GraphSet, String> {
     let file = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+    let text =
+        benchtop_compute::files::read_text(path, MAX_FILE_BYTES).map_err(|e| e.to_string())?;
     parse_edge_list(&text, &file.to_string(), fallback)
 }
 
@@ -67,9 +77,17 @@ pub fn parse_edge_list(text: &str, name: &str, fallback: Substructure) -> Result
             if s.is_empty() {
                 return Ok(None);
             }
-            s.parse::<usize>()
-                .map(Some)
-                .map_err(|_| at(label, format!("`{s}` is not a node id (0, 1, 2, …)")))
+            match s.parse::<usize>() {
+                Ok(v) if v < MAX_NODES => Ok(Some(v)),
+                Ok(_) => Err(at(
+                    label,
+                    format!(
+                        "node id {s}: a graph has at most {MAX_NODES} nodes (ids 0 to {})",
+                        MAX_NODES - 1
+                    ),
+                )),
+                Err(_) => Err(at(label, format!("`{s}` is not a node id (0, 1, 2, …)"))),
+            }
         };
         let (source, target) = (node(1, "source")?, node(2, "target")?);
         let label = match &record[3] {
@@ -89,6 +107,12 @@ pub fn parse_edge_list(text: &str, name: &str, fallback: Substructure) -> Result
             }
         });
         match (source, target, label) {
+            (Some(a), Some(b), None) if a == b => {
+                return Err(at(
+                    "target",
+                    format!("a self-loop on node {a}; the graphs are simple"),
+                ));
+            }
             (Some(a), Some(b), None) => pending.edges.push((a, b)),
             (Some(_), Some(_), Some(_)) => {
                 return Err(at("label", "an edge row leaves the label empty".into()));
@@ -135,6 +159,7 @@ pub fn parse_edge_list(text: &str, name: &str, fallback: Substructure) -> Result
             fallback.label().to_owned()
         },
     };
+    let mut total_nodes = 0usize;
     for id in &order {
         let p = &graphs[id];
         let n = p
@@ -144,9 +169,27 @@ pub fn parse_edge_list(text: &str, name: &str, fallback: Substructure) -> Result
             .chain(p.node_labels.iter().map(|&(v, _)| v))
             .max()
             .map_or(0, |m| m + 1);
-        if n > 10_000 {
+        total_nodes += n;
+        if total_nodes > MAX_TOTAL_NODES {
             return Err(format!(
-                "{name}: graph `{id}` has {n} nodes; at most 10000 are supported"
+                "{name}: graph `{id}` (from line {}) brings the file past {MAX_TOTAL_NODES} nodes in all",
+                p.first_line
+            ));
+        }
+        let mut seen = vec![false; n];
+        for v in p
+            .edges
+            .iter()
+            .flat_map(|&(a, b)| [a, b])
+            .chain(p.node_labels.iter().map(|&(v, _)| v))
+        {
+            seen[v] = true;
+        }
+        if let Some(gap) = seen.iter().position(|&s| !s) {
+            return Err(format!(
+                "{name}: graph `{id}` (from line {}): node {gap} appears in no row, but node {} does; node ids run 0, 1, 2, … without gaps (give an isolated node a row `{id},{gap},,0`)",
+                p.first_line,
+                n - 1
             ));
         }
         let mut g = Graph::new(n, &p.edges)
@@ -187,7 +230,22 @@ mod hymn_load_tests {
                 "graph,source,target,label\na,0,x,\n",
                 "line 2, column `target`",
             ),
-            ("graph,source,target,label\na,0,1,\na,1,1,\n", "self-loop"),
+            (
+                "graph,source,target,label\na,0,1,\na,1,1,\n",
+                "line 3, column `target`: a self-loop on node 1",
+            ),
+            (
+                "graph,source,target,label\na,0,1,\na,1,4,\n",
+                "node 2 appears in no row, but node 4 does",
+            ),
+            (
+                "graph,source,target,label\na,0,18446744073709551615,\n",
+                "line 2, column `target`: node id 18446744073709551615",
+            ),
+            (
+                "graph,source,target,label\na,0,9999,\n",
+                "at most 2000 nodes",
+            ),
             (
                 "graph,source,target,label\na,0,1,\na,,,1\nb,0,1,\n",
                 "line 4: graph `b` has no graph label",

@@ -9,6 +9,7 @@ use candle_nn::{AdamW, Optimizer as _, ParamsAdamW};
 use rand::seq::SliceRandom as _;
 use serde::{Deserialize, Serialize};
 
+use benchtop_compute::error::RUN_LIMIT_BYTES;
 use benchtop_compute::rng::{derive_seed, seeded};
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 use benchtop_learn::settings;
@@ -316,6 +317,30 @@ pub(crate) fn evaluate(
     Ok(err / ids.len() as f64)
 }
 
+/// Refuses a run whose largest batch would not fit [`RUN_LIMIT_BYTES`]: the normalisation
+/// statistics pass every training graph with all its marked copies through the network at once,
+/// each node holding its CSE and about three activations of `hidden` per layer (f32).
+fn check_run_memory(
+    set: &GraphSet,
+    train_graphs: usize,
+    params: &ExperimentParams,
+) -> Result<(), ComputeError> {
+    let largest = set.graphs.iter().map(|g| g.n).max().unwrap_or(0);
+    ComputeError::check_run_memory(
+        &[
+            ("graphs", train_graphs.max(params.batch_size)),
+            ("nodes (largest graph)", largest),
+            ("max_subgraphs + 1 copies", params.max_subgraphs + 1),
+            (
+                "walk_terms + 3 × hidden × layers",
+                params.walk_terms + 3 * params.model.hidden * params.model.layers,
+            ),
+        ],
+        4,
+        RUN_LIMIT_BYTES,
+    )
+}
+
 /// Runs the experiment on `set`: a seeded split, every (method, T) trained from the same
 /// initial seed, and the perturbation analysis on the centrality model with the largest T
 /// (random marking if centrality was not trained; none without a marking method).
@@ -334,9 +359,10 @@ pub fn run(
             "need at least 10 graphs with one target each",
         ));
     }
+    let n_test = ((n as f64 * params.test_fraction).round() as usize).clamp(1, n - 1);
+    check_run_memory(set, n - n_test, params)?;
     let mut ids: Vec<usize> = (0..n).collect();
     ids.shuffle(&mut seeded(derive_seed(seed, 0)));
-    let n_test = ((n as f64 * params.test_fraction).round() as usize).clamp(1, n - 1);
     let (test, train) = ids.split_at(n_test);
     let mean = train.iter().map(|&i| set.targets[i]).sum::<f64>() / train.len() as f64;
     let var = train
@@ -417,6 +443,27 @@ pub fn run(
 mod hymn_train_tests {
     use super::*;
     use crate::generate::{GraphSetParams, generate};
+
+    #[test]
+    fn a_run_too_large_in_all_is_refused_before_it_starts() {
+        let set = GraphSet {
+            graphs: (0..20)
+                .map(|_| crate::graph::Graph::new(200, &[(0, 1)]).expect("graph"))
+                .collect(),
+            targets: vec![1.0; 20],
+            target_name: "triangles".to_owned(),
+        };
+        let mut params = ExperimentParams {
+            max_subgraphs: 64,
+            ..ExperimentParams::default()
+        };
+        params.model.hidden = 1024;
+        params.model.layers = 16;
+        let err = run(&set, &params, 1, &Progress::new(), &CancelToken::new())
+            .expect_err("40 GB")
+            .to_string();
+        assert!(err.contains("`graphs`") && err.contains("one run"), "{err}");
+    }
 
     fn tiny() -> (GraphSet, ExperimentParams) {
         let set = generate(

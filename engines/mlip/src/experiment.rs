@@ -150,11 +150,23 @@ impl MlipParams {
         if self.temperature.is_nan() || self.temperature <= 0.0 {
             return bad("temperature", "must be positive");
         }
-        if self.coef_rob < 0.0 || self.coef_cyc < 0.0 || self.lambda_f < 0.0 {
-            return bad("coef_rob", "loss weights must be non-negative");
+        for (key, value) in [
+            ("coef_rob", self.coef_rob),
+            ("coef_cyc", self.coef_cyc),
+            ("lambda_f", self.lambda_f),
+        ] {
+            if !(value >= 0.0 && value.is_finite()) {
+                return bad(key, "loss weights must be finite and non-negative");
+            }
         }
-        if self.hidden == 0 || self.rbf < 2 || self.stride == 0 {
-            return bad("hidden", "hidden ≥ 1, rbf ≥ 2 and stride ≥ 1");
+        if self.hidden == 0 {
+            return bad("hidden", "at least 1");
+        }
+        if self.rbf < 2 {
+            return bad("rbf", "at least 2 radial basis functions");
+        }
+        if self.stride == 0 {
+            return bad("stride", "at least 1");
         }
         Ok(())
     }

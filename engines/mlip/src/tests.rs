@@ -423,3 +423,23 @@ fn mlip_baselines_and_trivial_references_are_what_they_say() {
     assert!((c.reference.force_mae - f_ref).abs() < 1e-12);
     assert_eq!(forces.len(), 6 * 12);
 }
+
+#[test]
+fn mlip_bad_loss_weights_name_their_own_key() {
+    use crate::experiment::MlipParams;
+    for (key, set) in [
+        (
+            "coef_rob",
+            (|p: &mut MlipParams| p.coef_rob = -1.0) as fn(&mut MlipParams),
+        ),
+        ("coef_cyc", |p: &mut MlipParams| p.coef_cyc = f64::NAN),
+        ("lambda_f", |p: &mut MlipParams| p.lambda_f = f64::INFINITY),
+        ("rbf", |p: &mut MlipParams| p.rbf = 1),
+    ] {
+        let mut p = MlipParams::default();
+        set(&mut p);
+        let err = p.validate().expect_err(key).to_string();
+        assert!(err.contains(&format!("`{key}`")), "{key}: {err}");
+    }
+    assert!(MlipParams::default().validate().is_ok());
+}

@@ -160,6 +160,8 @@ struct Table<'a> {
 
 impl<'a> Table<'a> {
     fn parse(file: &'a str, text: &'a str) -> Result<Self, DataError> {
+        // A byte-order mark is not part of the first column's name.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let err = |line, message: &str| DataError {
             file: file.to_owned(),
             line,
@@ -214,10 +216,19 @@ impl<'a> Table<'a> {
         let v: f64 = cell
             .parse()
             .map_err(|_| self.error(line, column + 1, format!("`{cell}` is not a number")))?;
-        if v.is_finite() {
-            Ok(v)
-        } else {
+        if !v.is_finite() {
             Err(self.error(line, column + 1, format!("value `{cell}` is not finite")))
+        } else if v.abs() > MAX_MAGNITUDE {
+            Err(self.error(
+                line,
+                column + 1,
+                format!(
+                    "value `{cell}` is too large for the filter's variances (at most \
+                     {MAX_MAGNITUDE:e} in size; rescale the column)"
+                ),
+            ))
+        } else {
+            Ok(v)
         }
     }
 
@@ -263,11 +274,22 @@ pub fn parse_time(cell: &str) -> Option<f64> {
             parts[2].parse().ok()?,
         )
     };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+    if !(1..=12).contains(&month) || !(1..=days_in_month(year, month)).contains(&day) {
         return None;
     }
     let days = days_from_civil(year, month, day);
     Some(1970.0 + days as f64 / 365.2425)
+}
+
+/// Days in `month` (1–12) of `year` in the proleptic Gregorian calendar.
+fn days_in_month(year: i64, month: i64) -> i64 {
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -279,6 +301,31 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
+}
+
+/// The most locations a file may name: the filter's state has 2 entries per location and each
+/// step costs the cube of that, so more would run for hours.
+pub const MAX_LOCATIONS: usize = 400;
+
+/// The largest value (in size) a file may hold: beyond it the filter's variances overflow.
+pub const MAX_MAGNITUDE: f64 = 1e100;
+
+/// The largest CSV file read: 64 MiB.
+pub const MAX_CSV_BYTES: u64 = 64 << 20;
+
+/// Refuses more than [`MAX_LOCATIONS`] locations, naming the file.
+fn check_location_count(table: &Table<'_>, count: usize) -> Result<(), DataError> {
+    if count > MAX_LOCATIONS {
+        return Err(table.error(
+            table.header_line,
+            0,
+            format!(
+                "{count} locations: at most {MAX_LOCATIONS} (the filter's cost grows with the \
+                 cube of the number of locations)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks that the times increase strictly; the error names the line of the offending row.
@@ -410,6 +457,7 @@ pub fn parse_csv(file: &str, text: &str, column: usize) -> Result<Dataset, DataE
             ),
         ));
     }
+    check_location_count(&table, value_columns.len())?;
     let mut times = Vec::new();
     let mut y = Vec::new();
     let mut truth = Vec::new();
@@ -478,6 +526,7 @@ fn parse_long(
             at_time.clear();
         }
         at_time.push(s);
+        check_location_count(table, at_time.len())?;
         y.push(v);
     }
     if times.len() == 1 {
@@ -503,11 +552,14 @@ fn parse_long(
 /// Reads a CSV file (see [`parse_csv`]).
 pub fn load_csv(path: &Path, column: usize) -> Result<Dataset, DataError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| DataError {
+    let text = benchtop_compute::files::read_text(path, MAX_CSV_BYTES).map_err(|e| DataError {
         file: file.clone(),
         line: 0,
         column: 0,
-        message: format!("cannot read: {e}"),
+        message: e
+            .to_string()
+            .trim_start_matches(&format!("{file}: "))
+            .to_owned(),
     })?;
     parse_csv(&file, &text, column)
 }
@@ -697,6 +749,23 @@ mod tests {
             let err = parse_csv("e.csv", text, 0).expect_err(text).to_string();
             assert!(err.contains(expected), "{text:?}: {err}");
         }
+        // 401 value columns: more locations than the filter can afford.
+        let wide = format!(
+            "t,{}\n0,{}\n",
+            (0..401)
+                .map(|k| format!("v{k}"))
+                .collect::<Vec<_>>()
+                .join(","),
+            vec!["1"; 401].join(",")
+        );
+        let err = parse_csv("e.csv", &wide, 0).unwrap_err().to_string();
+        assert!(err.contains("401 locations: at most 400"), "{err}");
+        // A byte-order mark before a long-format header keeps the long format (one location).
+        let bom = "\u{feff}time,x,y,value\n0,0,0,1\n1,0,0,2\n2,0,0,3\n";
+        let data = parse_csv("e.csv", bom, 0).expect("BOM");
+        assert_eq!((data.n_space(), data.n_times()), (1, 3));
+        // 29 February exists in leap years only.
+        assert!(parse_time("2020-02-29").is_some() && parse_time("2021-02-29").is_none());
     }
 
     /// Bad input gives an error that names the file, line and column.
@@ -724,16 +793,45 @@ mod tests {
                 "time,x,y,value\n0,0,0,1\n0,1,0,2\n1,0,0,3\n2,0,0,1\n",
                 "line 4: the time starting here has 1 locations",
             ),
+            (
+                "t,v\n2020-02-28,1\n2020-02-30,1\n",
+                "line 3, column 1: `2020-02-30` is not a time",
+            ),
+            (
+                "t,v\n0,1\n1,1e300\n",
+                "line 3, column 2: value `1e300` is too large",
+            ),
+            (
+                "t,v\n0,1\n1,-1e300\n",
+                "line 3, column 2: value `-1e300` is too large",
+            ),
         ];
         for (text, expected) in cases {
             let err = parse_csv("e.csv", text, 0).expect_err(text).to_string();
             assert!(err.contains(expected), "{text:?}: {err}");
         }
+        // 401 value columns: more locations than the filter can afford.
+        let wide = format!(
+            "t,{}\n0,{}\n",
+            (0..401)
+                .map(|k| format!("v{k}"))
+                .collect::<Vec<_>>()
+                .join(","),
+            vec!["1"; 401].join(",")
+        );
+        let err = parse_csv("e.csv", &wide, 0).unwrap_err().to_string();
+        assert!(err.contains("401 locations: at most 400"), "{err}");
+        // A byte-order mark before a long-format header keeps the long format (one location).
+        let bom = "\u{feff}time,x,y,value\n0,0,0,1\n1,0,0,2\n2,0,0,3\n";
+        let data = parse_csv("e.csv", bom, 0).expect("BOM");
+        assert_eq!((data.n_space(), data.n_times()), (1, 3));
+        // 29 February exists in leap years only.
+        assert!(parse_time("2020-02-29").is_some() && parse_time("2021-02-29").is_none());
         let missing = load_csv(Path::new("/nonexistent/x.csv"), 0)
             .unwrap_err()
             .to_string();
         assert!(
-            missing.starts_with("/nonexistent/x.csv: cannot read"),
+            missing.starts_with("/nonexistent/x.csv: cannot open"),
             "{missing}"
         );
     }

@@ -1,7 +1,7 @@
 //! `benchtop bench assimilation`: the panel's benchmark entry (options, and the engine's real code
 //! path timed with the run's own observables).
 
-use benchtop_kit::cli::{BenchEntry, run_bench};
+use benchtop_kit::cli::{BenchEntry, run_bench, within};
 use clap::Parser;
 
 /// The panel's `benchtop bench` entries.
@@ -69,6 +69,17 @@ pub fn assimilation(options: &AssimilationBench) -> anyhow::Result<serde_json::V
         }
     };
     let defaults = AssimParams::for_system(system);
+    // The panel's declared ranges: sizes are bounded before anything is allocated.
+    if let Some(dim) = options.dim {
+        within("--dim", dim, 4..=400)?;
+    }
+    within("--windows", options.windows, 1..=10_000)?;
+    within("--window", options.window, 1..=20)?;
+    within("--obs-fraction", options.obs_fraction, 0.01..=1.0)?;
+    within("--train", options.train, 50..=100_000)?;
+    within("--repeats", options.repeats, 1..=100)?;
+    within("--tune-windows", options.tune_windows, 0..=1000)?;
+    within("--members", options.members, 2..=1000)?;
     let params = AssimParams {
         dim: options.dim.unwrap_or(defaults.dim),
         windows: options.windows,

@@ -1,7 +1,7 @@
 //! `benchtop bench hymn`: the panel's benchmark entry (options, and the engine's real code
 //! path timed with the run's own observables).
 
-use benchtop_kit::cli::{BenchEntry, run_bench};
+use benchtop_kit::cli::{BenchEntry, run_bench, within};
 use clap::Parser;
 
 /// The panel's `benchtop bench` entries.
@@ -44,6 +44,12 @@ pub struct HymnBench {
 
 /// The HyMN benchmark: `ms_per_step`, the batch's sizes and the last loss.
 pub fn hymn(options: &HymnBench) -> anyhow::Result<serde_json::Value> {
+    within("--graphs", options.graphs, 1..=10_000)?;
+    within("--nodes", options.nodes, 2..=1_000)?;
+    within("--subgraphs", options.subgraphs, 0..=64)?;
+    within("--steps", options.steps, 1..=100_000)?;
+    within("--hidden", options.hidden, 1..=1024)?;
+    within("--layers", options.layers, 1..=16)?;
     let report = benchtop_hymn::bench::bench(&benchtop_hymn::bench::BenchParams {
         graphs: options.graphs,
         nodes: options.nodes,

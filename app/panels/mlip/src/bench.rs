@@ -1,7 +1,7 @@
 //! `benchtop bench mlip`: the panel's benchmark entry (options, and the engine's real code
 //! path timed with the run's own observables).
 
-use benchtop_kit::cli::{BenchEntry, run_bench};
+use benchtop_kit::cli::{BenchEntry, run_bench, within};
 use clap::Parser;
 
 /// The panel's `benchtop bench` entries.
@@ -34,9 +34,9 @@ pub struct MlipBench {
 
 /// The PIWSL benchmark: `ms_per_step` of full-batch training with all four loss terms.
 pub fn mlip(options: &MlipBench) -> anyhow::Result<serde_json::Value> {
-    anyhow::ensure!((2..=13).contains(&options.atoms), "--atoms must be 2 to 13");
-    anyhow::ensure!(options.configs > 0, "--configs must be at least 1");
-    anyhow::ensure!(options.steps > 0, "--steps must be at least 1");
+    within("--atoms", options.atoms, 2..=13)?;
+    within("--configs", options.configs, 1..=100_000)?;
+    within("--steps", options.steps, 1..=1_000_000)?;
     let report =
         benchtop_mlip::bench::run(options.atoms, options.configs, options.steps, options.seed);
     Ok(serde_json::to_value(report)?)

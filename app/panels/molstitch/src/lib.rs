@@ -229,9 +229,13 @@ benchtop_kit::panel_tasks! {
 }
 
 /// Where trained weights are cached while the project has no sidecar folder of its own (an
-/// unsaved project, an example in the repository, a sweep).
+/// unsaved project, an example in the repository, a sweep): the user's private cache folder
+/// (`~/.cache/benchtop/molstitch-weights`, mode 0700), never a folder other users can write to;
+/// without a home folder, a folder of this process's own in the temporary directory.
 pub(crate) fn default_cache_dir() -> PathBuf {
-    std::env::temp_dir().join("benchtop-molstitch-weights")
+    benchtop_kit::compute::cache::user_cache_dir("molstitch-weights").unwrap_or_else(|_| {
+        std::env::temp_dir().join(format!("benchtop-molstitch-weights-{}", std::process::id()))
+    })
 }
 
 /// The MolStitch panel's tabs, their results, and where trained weights are cached.

@@ -1,7 +1,7 @@
 //! `benchtop bench rcgp`: the panel's benchmark entry (options, and the engine's real code
 //! path timed with the run's own observables).
 
-use benchtop_kit::cli::{BenchEntry, run_bench};
+use benchtop_kit::cli::{BenchEntry, run_bench, within};
 use clap::Parser;
 
 /// The panel's `benchtop bench` entries.
@@ -38,6 +38,23 @@ pub struct RcgpBench {
 
 /// The RCGP benchmark: `ms_total`, `us_per_step` and, with `--dense`, `dense_ms`.
 pub fn rcgp(options: &RcgpBench) -> anyhow::Result<serde_json::Value> {
+    within("--times", options.times, 2..=100_000)?;
+    within("--space", options.space, 1..=400)?;
+    // The smoother keeps a (2·n_s)² covariance per time: T·n_s² ≤ 10⁸ keeps that under 3.2 GB.
+    within(
+        "--times × --space²",
+        options.times * options.space * options.space,
+        1..=100_000_000,
+    )?;
+    within("--repeats", options.repeats, 1..=100)?;
+    if options.dense {
+        // Dense regression holds an n × n matrix with n = T·n_s: 20,000² doubles is 3.2 GB.
+        within(
+            "--times × --space with --dense",
+            options.times * options.space,
+            1..=20_000,
+        )?;
+    }
     let report = benchtop_rcgp::bench::bench(&benchtop_rcgp::bench::BenchParams {
         times: options.times,
         space: options.space,

@@ -1,7 +1,7 @@
 //! `benchtop bench watermark`: the panel's benchmark entry (options, and the engine's real code
 //! path timed with the run's own observables).
 
-use benchtop_kit::cli::{BenchEntry, run_bench};
+use benchtop_kit::cli::{BenchEntry, run_bench, within};
 use clap::Parser;
 
 /// The panel's `benchtop bench` entries.
@@ -42,8 +42,8 @@ pub struct WatermarkBench {
 
 /// The watermark benchmark: `tokens_per_s` (generation with StealthInk) and `detections_per_s`.
 pub fn watermark(options: &WatermarkBench) -> anyhow::Result<serde_json::Value> {
-    anyhow::ensure!(options.texts > 0, "--texts must be at least 1");
-    anyhow::ensure!(options.tokens > 8, "--tokens must be more than 8");
+    within("--texts", options.texts, 1..=10_000)?;
+    within("--tokens", options.tokens, 9..=10_000)?;
     use benchtop_watermark::lm::ModelChoice;
     let model = match options.model.as_str() {
         "gru" => ModelChoice::Gru,

@@ -97,10 +97,14 @@ impl Default for WatermarkModel {
     }
 }
 
-/// Where trained GRU weights are cached (the temporary folder, shared by every project: the file
-/// name is a hash of everything the weights depend on).
+/// Where trained GRU weights are cached: the user's private cache folder
+/// (`~/.cache/benchtop/watermark-weights`, mode 0700, shared by the user's projects: the file
+/// name is a hash of everything the weights depend on, and a cached file is verified before
+/// use); without a home folder, a folder of this process's own in the temporary directory.
 pub fn default_cache_dir() -> PathBuf {
-    std::env::temp_dir().join("benchtop-watermark-weights")
+    benchtop_kit::compute::cache::user_cache_dir("watermark-weights").unwrap_or_else(|_| {
+        std::env::temp_dir().join(format!("benchtop-watermark-weights-{}", std::process::id()))
+    })
 }
 
 /// The model files of a run: the weight cache and the project folder.
