@@ -119,4 +119,8 @@ impl<K: Clone + PartialEq + std::fmt::Debug, D: Send + Sync + 'static> TaskHandl
     fn set_made_from(&mut self, digest: u64) {
         self.task.set_made_from(digest);
     }
+
+    fn compute_time(&self) -> Option<std::time::Duration> {
+        self.task.compute_time()
+    }
 }

@@ -390,6 +390,8 @@ struct SavedMark<P> {
     params: P,
     /// [`Host::user_results`] then.
     user_results: u64,
+    /// How many results each task had received then, in [`Tasks::ALL`] order (none: all 0).
+    received: Vec<u64>,
 }
 
 /// A panel built on model `M`.
@@ -431,6 +433,7 @@ impl<M: PanelModel> Host<M> {
             saved: SavedMark {
                 params: doc.params.clone(),
                 user_results: 0,
+                received: Vec::new(),
             },
             params: doc.params,
             view: doc.view,
@@ -741,10 +744,23 @@ impl<M: PanelModel> Panel for Host<M> {
         self.params != self.saved.params || self.user_results != self.saved.user_results
     }
 
+    fn unsaved_compute_time(&self) -> std::time::Duration {
+        self.model
+            .slots()
+            .iter()
+            .enumerate()
+            .filter(|(i, task)| {
+                task.results_received() > self.saved.received.get(*i).copied().unwrap_or(0)
+            })
+            .filter_map(|(_, task)| task.compute_time())
+            .sum()
+    }
+
     fn mark_saved(&mut self) {
         self.saved = SavedMark {
             params: self.params.clone(),
             user_results: self.user_results,
+            received: results_received(&self.model),
         };
     }
 
@@ -1073,6 +1089,21 @@ mod tests {
         // A project saved before the digests existed reopens as before (current).
         let old = Host::<Product>::restore(doc(7, Some(21)), None).expect("restores");
         assert!(!stale(&old));
+    }
+
+    #[test]
+    fn results_count_their_compute_time_until_saved() {
+        let mut host = Host::<Product>::new(doc(5, None));
+        assert_eq!(host.unsaved_compute_time(), std::time::Duration::ZERO);
+        host.run_headless(&Progress::new(), &CancelToken::new())
+            .expect("runs");
+        let computed = host.model.task.compute_time().expect("the run was timed");
+        assert_eq!(host.unsaved_compute_time(), computed);
+        host.mark_saved();
+        assert_eq!(host.unsaved_compute_time(), std::time::Duration::ZERO);
+        // A restored result took no time in this session.
+        let restored = Host::<Product>::restore(doc(7, Some(21)), None).expect("restores");
+        assert_eq!(restored.unsaved_compute_time(), std::time::Duration::ZERO);
     }
 
     #[test]

@@ -358,6 +358,14 @@ pub trait Panel {
         false
     }
 
+    /// How long the results the panel holds took to compute, counting those delivered since
+    /// [`Panel::mark_saved`] (whoever started them: the user, the panel itself, or a project's
+    /// `compute_on_open`). The window asks before throwing away more than
+    /// [`LONG_COMPUTE`](crate::task::LONG_COMPUTE) of them.
+    fn unsaved_compute_time(&self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
+
     /// Takes the current state as the saved one (after a save or an open).
     fn mark_saved(&mut self) {}
 

@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
 
@@ -122,7 +123,16 @@ pub trait TaskHandle {
 
     /// Says the result shown was made from inputs with digest `digest` (a restored result).
     fn set_made_from(&mut self, digest: u64);
+
+    /// How long the run that delivered the result shown took, from its start to its result
+    /// (`None` for a result restored from the project or set from elsewhere).
+    fn compute_time(&self) -> Option<Duration>;
 }
+
+/// Results that took longer than this to compute are worth asking about before they are
+/// thrown away: the window counts them as unsaved even when the panel computed them by itself
+/// (e.g. a project's `compute_on_open`), so quitting or opening another project asks first.
+pub const LONG_COMPUTE: Duration = Duration::from_secs(60);
 
 /// A digest of `key` (FNV-1a over its `Debug` text): equal inputs give equal digests, in this
 /// process and the next.
@@ -151,6 +161,10 @@ pub struct Task<K, L: Live, R> {
     received: u64,
     /// Whether the last run was stopped before it finished.
     cancelled: bool,
+    /// When the running job (or the last one) started.
+    started: Option<Instant>,
+    /// How long the run that delivered the result shown took.
+    compute_time: Option<Duration>,
 }
 
 impl<K, L: Live, R> Task<K, L, R> {
@@ -167,6 +181,8 @@ impl<K, L: Live, R> Task<K, L, R> {
             error: None,
             received: 0,
             cancelled: false,
+            started: None,
+            compute_time: None,
         }
     }
 }
@@ -186,6 +202,7 @@ impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> Task<K,
         self.error = None;
         self.cancelled = false;
         self.live = L::default();
+        self.started = Some(Instant::now());
         match *runner {
             Runner::Background { jobs, repaint } => {
                 match Job::spawn(self.name, jobs, repaint.cloned(), work) {
@@ -272,6 +289,7 @@ impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> Task<K,
             Some(JobOutcome::Finished(result)) => {
                 self.result = Some(result);
                 self.made_from = self.key.as_ref().map(key_digest);
+                self.compute_time = self.started.map(|started| started.elapsed());
                 self.received += 1;
                 true
             }
@@ -342,6 +360,7 @@ impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> Task<K,
         self.made_from = Some(key_digest(&key));
         self.key = Some(key);
         self.result = Some(result);
+        self.compute_time = None;
     }
 
     /// Forgets the result (and the inputs it was made from).
@@ -349,6 +368,7 @@ impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> Task<K,
         self.result = None;
         self.key = None;
         self.made_from = None;
+        self.compute_time = None;
     }
 
     /// What the running job has streamed so far (or the last job streamed).
@@ -460,6 +480,10 @@ impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> TaskHan
             self.made_from = Some(digest);
         }
     }
+
+    fn compute_time(&self) -> Option<Duration> {
+        self.result.as_ref().and(self.compute_time)
+    }
 }
 
 #[cfg(test)]
@@ -510,7 +534,14 @@ mod tests {
             assert_eq!(task.result(), Some(&30));
             assert_eq!(task.live().0, [1, 2, 3]);
             assert!(task.is_current(&3) && !task.is_stale(&3) && task.is_stale(&4));
+            assert!(TaskHandle::compute_time(task).is_some(), "a run is timed");
         }
+        inline.set_result(4, 40);
+        assert_eq!(
+            TaskHandle::compute_time(&inline),
+            None,
+            "a result set from elsewhere took no time here"
+        );
         assert!(failure.borrow().is_none() && board.running().is_empty());
     }
 

@@ -85,6 +85,7 @@ impl BenchtopApp {
 
     fn replace_session(&mut self, session: Session) {
         self.jobs.cancel_all();
+        self.open_sweeps = super::open_sweeps::OpenSweeps::new(&session);
         self.session = session;
         self.focused = None;
         self.recovered_from = None;

@@ -5,7 +5,11 @@
 //! panel opened or closed, a sweep defined or run, the tiles rearranged. What the user only
 //! looked at is no change: the tab shown (in the dock or inside a panel), a pane switched
 //! between its panel and its sweeps, results a panel computes by itself from the saved
-//! parameters. These are still saved with the project when the user saves.
+//! parameters, and the sweeps a project computes when it opens. These are still saved with the
+//! project when the user saves. Results that took long to compute are the exception: the
+//! window counts them as unsaved, whoever started them (see [`LONG_COMPUTE`]).
+//!
+//! [`LONG_COMPUTE`]: benchtop_kit::task::LONG_COMPUTE
 //!
 //! [`Panel::has_unsaved_changes`]: benchtop_kit::panel::Panel::has_unsaved_changes
 
@@ -48,6 +52,21 @@ impl SavedShape {
         }
     }
 
+    /// Takes the results of sweep `name` of pane `pane` as saved (points the project computed
+    /// by itself), when it was saved with the same definition.
+    pub(super) fn absorb_sweep_results(&mut self, session: &Session, pane: PaneId, name: &str) {
+        let is_it = |doc: &SweepDoc| doc.pane == pane && doc.name == name;
+        let Some(now) = session.sweeps.iter().map(|run| &run.doc).find(|d| is_it(d)) else {
+            return;
+        };
+        if let Some(saved) = self.sweeps.iter_mut().find(|d| is_it(d))
+            && same_definition(saved, now)
+        {
+            saved.results.clone_from(&now.results);
+            saved.fingerprint.clone_from(&now.fingerprint);
+        }
+    }
+
     /// Whether `session` has changes the user made since [`SavedShape::mark`].
     pub(super) fn has_changes(&self, session: &Session) -> bool {
         !panel_kinds(session).eq(self.panels.iter().copied())
@@ -63,6 +82,17 @@ impl SavedShape {
 
 fn panel_kinds(session: &Session) -> impl Iterator<Item = (PaneId, &'static str)> + '_ {
     session.panels.iter().map(|(id, p)| (*id, p.kind().id))
+}
+
+/// Whether two sweeps vary, repeat, record and draw the same, whatever their results.
+fn same_definition(a: &SweepDoc, b: &SweepDoc) -> bool {
+    a.name == b.name
+        && a.pane == b.pane
+        && a.axes == b.axes
+        && a.repeats == b.repeats
+        && a.base_seed == b.base_seed
+        && a.outputs == b.outputs
+        && a.view == b.view
 }
 
 /// Whether two layouts arrange the same tiles the same way, whichever tab each shows.

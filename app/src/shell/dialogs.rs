@@ -242,6 +242,13 @@ impl BenchtopApp {
                 Modal::UnsavedChanges(action) => {
                     ui.heading("Unsaved changes");
                     ui.label("The project has changes that are not saved.");
+                    let computed = self.unsaved_compute_time();
+                    if computed > self.long_compute {
+                        ui.label(format!(
+                            "Among them are results that took {} to compute.",
+                            duration_text(computed)
+                        ));
+                    }
                     ui.horizontal(|ui| {
                         if ui.button("Save").clicked() {
                             let action = action.clone();
@@ -340,5 +347,15 @@ impl BenchtopApp {
         } else if keep_open {
             self.palette = Some(query);
         }
+    }
+}
+
+/// A compute time as a person says it: `45 s`, `16 min`, `2 h 5 min`.
+fn duration_text(time: std::time::Duration) -> String {
+    let seconds = time.as_secs();
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min", seconds / 60),
+        _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
     }
 }

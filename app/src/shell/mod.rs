@@ -10,6 +10,7 @@ mod cluster;
 mod dialogs;
 mod dock;
 mod menu;
+mod open_sweeps;
 pub mod prefs;
 pub mod recovery;
 mod status_bar;
@@ -70,6 +71,12 @@ pub struct BenchtopApp {
     /// Whether a project that asks for it computes its missing results when it opens (on in
     /// the window; tests that do not look at those results turn it off).
     pub compute_on_open: bool,
+    /// Results that are not saved and took longer than this to compute, whoever started them,
+    /// are unsaved changes: quitting or opening another project asks first
+    /// ([`LONG_COMPUTE`](benchtop_kit::task::LONG_COMPUTE); tests set their own).
+    pub long_compute: Duration,
+    /// The sweeps the open project computes on open.
+    open_sweeps: open_sweeps::OpenSweeps,
     saved: changes::SavedShape,
     dirty: bool,
     /// The recovery file the open project came from: unsaved until saved elsewhere.
@@ -94,6 +101,7 @@ impl BenchtopApp {
     /// A window over `session` with default preferences and no storage (tests, headless).
     pub fn new(mut session: Session) -> Self {
         let saved = changes::SavedShape::mark(&mut session);
+        let open_sweeps = open_sweeps::OpenSweeps::new(&session);
         Self {
             session,
             prefs: Prefs::default(),
@@ -102,6 +110,8 @@ impl BenchtopApp {
             modal: None,
             recovery: Recovery::off(),
             compute_on_open: true,
+            long_compute: benchtop_kit::task::LONG_COMPUTE,
+            open_sweeps,
             saved,
             dirty: false,
             recovered_from: None,
@@ -233,11 +243,25 @@ impl BenchtopApp {
     }
 
     fn refresh_dirty(&mut self) {
-        self.dirty = self.recovered_from.is_some() || self.saved.has_changes(&self.session);
+        self.dirty = self.recovered_from.is_some()
+            || self.saved.has_changes(&self.session)
+            || self.unsaved_compute_time() > self.long_compute;
+    }
+
+    /// How long the results that are not saved took to compute: every panel's, whoever started
+    /// them, and the sweeps computed on open.
+    pub fn unsaved_compute_time(&self) -> Duration {
+        self.session
+            .panels
+            .values()
+            .map(|panel| panel.unsaved_compute_time())
+            .sum::<Duration>()
+            + self.open_sweeps.unsaved_compute_time()
     }
 
     /// Marks the current state as saved (after a save or a load).
     fn mark_saved(&mut self) {
+        self.open_sweeps.mark_saved();
         self.saved = changes::SavedShape::mark(&mut self.session);
         self.edit_counts.clear();
         self.dirty = false;
@@ -328,6 +352,8 @@ impl BenchtopApp {
             self.session.compute_missing_on_open();
         }
         self.poll_jobs();
+        self.open_sweeps
+            .follow(&self.session, self.compute_on_open, &mut self.saved);
         self.refresh_dirty();
         // Once the user has chosen to quit, what is left is given up or saved.
         self.recovery
@@ -350,6 +376,12 @@ impl BenchtopApp {
             }
         });
         self.saved.drawn(&self.session);
+        // After the panels were drawn, which starts their queued tasks: a sweep waits for them.
+        self.open_sweeps
+            .start_next(&mut self.session, &self.jobs, &ctx);
+        if self.open_sweeps.is_waiting() {
+            ctx.request_repaint_after(JOB_POLL);
+        }
         self.modal_ui(&ctx);
         self.palette_ui(&ctx);
         self.follow_edits();

@@ -1,7 +1,8 @@
 //! The first hour in the window: Undo acts on the panel the user worked in last, an idle window
-//! does not redraw, only the user's changes are unsaved changes, the recovery file goes once
-//! the work is saved or given up, a pane reopens showing its sweeps, MolStitch reads its saved
-//! scores instead of scoring again, and an export says what it wrote and where.
+//! does not redraw, only the user's changes (and results that took long to compute) are
+//! unsaved changes, the recovery file goes once the work is saved or given up, a pane reopens
+//! showing its sweeps, MolStitch reads its saved scores instead of scoring again, and an export
+//! says what it wrote and where.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
