@@ -343,7 +343,7 @@ fn rcgp_filter_rejects_bad_input_by_name() {
     )
     .expect_err("missing")
     .to_string();
-    assert!(err.contains("/nowhere/missing.csv: cannot read"), "{err}");
+    assert!(err.contains("/nowhere/missing.csv: cannot open"), "{err}");
     p.hyper.noise = -1.0;
     p.data.source = Source::Figure1;
     let err = experiment::run(&p, None, &Progress::new(), &CancelToken::new())
