@@ -43,13 +43,48 @@ def run_config(system, dim, fraction, seed_list):
                              "--windows", WINDOWS, "--obs-fraction", fraction,
                              "--train", TRAIN, "--seed", seed))
         print(f"  {system} D={dim} {fraction:.0%} seed {seed}: "
-              + ", ".join(f"{m} {reports[-1]['methods'][m]['rmse_mean']:.3f}" for m in SHOWN),
+              + ", ".join(f"{m} {show(reports[-1]['methods'][m]['rmse_mean'])}" for m in SHOWN),
               file=sys.stderr)
     return reports
 
 
+def show(x):
+    """An nRMSE, or "diverged" where the method's estimate was not finite (null in the JSON)."""
+    return "diverged" if x is None else f"{x:.3f}"
+
+
 def rmse(reports, method):
-    return [r["methods"][method]["rmse_mean"] for r in reports]
+    """The method's mean nRMSE per seed; a diverged run (null) counts as +inf."""
+    return [float("inf") if r["methods"][method]["rmse_mean"] is None
+            else r["methods"][method]["rmse_mean"] for r in reports]
+
+
+def finite_mean(xs):
+    """Mean over the seeds where the method did not diverge (inf when it diverged on all)."""
+    ok = [x for x in xs if x != float("inf")]
+    return sum(ok) / len(ok) if ok else float("inf")
+
+
+def paired_finite(a, b):
+    """`paired` over the seeds where neither method diverged."""
+    pairs = [(x, y) for x, y in zip(a, b) if x != float("inf") and y != float("inf")]
+    if not pairs:
+        return "no seed where both converged"
+    text = paired([x for x, _ in pairs], [y for _, y in pairs])
+    if len(pairs) < len(a):
+        text += f" ({len(a) - len(pairs)} seeds with a diverged run left out)"
+    return text
+
+
+def summary(xs):
+    """`mean ± sd` over the converged seeds, with the count of diverged ones."""
+    ok = [x for x in xs if x != float("inf")]
+    if not ok:
+        return "diverged on every seed"
+    text = fmt(*mean_sd(ok))
+    if len(ok) < len(xs):
+        text += f" (diverged on {len(xs) - len(ok)} of {len(xs)} seeds; mean of the others)"
+    return text
 
 
 def speed_row(system, runs, n):
@@ -89,17 +124,17 @@ def accuracy_row(system, dim, fraction, reports):
     n = len(reports)
     tv = rmse(reports, "Tensor-Var")
     fd = rmse(reports, "4D-Var")
-    parts = [f"{m} {fmt(*mean_sd(rmse(reports, m)))}" for m in SHOWN]
+    parts = [f"{m} {summary(rmse(reports, m))}" for m in SHOWN]
     scales = sorted({r["tuning"]["fourdvar_scale"] for r in reports})
-    tvm, fdm = mean_sd(tv)[0], mean_sd(fd)[0]
-    beaten_by = [m for m in REFERENCES if mean_sd(rmse(reports, m))[0] <= tvm]
-    best_ref = min(REFERENCES, key=lambda m: mean_sd(rmse(reports, m))[0])
+    tvm, fdm = finite_mean(tv), finite_mean(fd)
+    beaten_by = [m for m in REFERENCES if finite_mean(rmse(reports, m)) <= tvm]
+    best_ref = min(REFERENCES, key=lambda m: finite_mean(rmse(reports, m)))
     measured = (
         f"{NAMES[system]} D = {dim}, {fraction:.0%} observed, {n} seeds, mean nRMSE: "
         + "; ".join(parts)
         + f" (4D-Var's B = {'/'.join(f'{s:g}' for s in scales)} × climatology, chosen on "
-        f"training windows). Tensor-Var − 4D-Var: {paired(tv, fd)}; Tensor-Var − {best_ref}: "
-        f"{paired(tv, rmse(reports, best_ref))}")
+        f"training windows). Tensor-Var − 4D-Var: {paired_finite(tv, fd)}; Tensor-Var − {best_ref}: "
+        f"{paired_finite(tv, rmse(reports, best_ref))}")
     if tvm >= fdm:
         verdict = "does not hold"
     elif not beaten_by:

@@ -589,7 +589,8 @@ impl PanelModel for MlipModel {
     }
 
     fn summary(&self, params: &P) -> serde_json::Value {
-        match self.compare.result() {
+        // The comparison's keys when it ran, the sweep's when it ran: either may run alone.
+        let mut out = match self.compare.result() {
             Some(r) => {
                 let methods: serde_json::Map<String, serde_json::Value> = r
                     .variants
@@ -601,7 +602,7 @@ impl PanelModel for MlipModel {
                     .iter()
                     .map(|v| (v.name.clone(), run_json(v)))
                     .collect();
-                let mut out = serde_json::json!({
+                serde_json::json!({
                     "methods": methods,
                     "labels": params.piwsl.labels,
                     "baselines": baselines,
@@ -609,15 +610,19 @@ impl PanelModel for MlipModel {
                     "constant_energy_mae": r.constant_energy_mae,
                     "fair_baseline": r.fair_baseline().map(|v| v.name.clone()),
                     "verdict": verdict::compare_line(r),
-                });
-                if let Some(points) = self.sweep.result() {
-                    out["error_vs_labels"] = sweep_json(points);
-                    out["error_vs_labels_verdict"] = verdict::sweep_line(points).into();
-                }
-                out
+                })
             }
-            None => serde_json::Value::Null,
+            None => serde_json::json!({ "labels": params.piwsl.labels }),
+        };
+        match self.sweep.result() {
+            Some(points) => {
+                out["error_vs_labels"] = sweep_json(points);
+                out["error_vs_labels_verdict"] = verdict::sweep_line(points).into();
+            }
+            None if self.compare.result().is_none() => return serde_json::Value::Null,
+            None => {}
         }
+        out
     }
 
     fn sweep_outputs() -> Vec<SweepOutput> {
