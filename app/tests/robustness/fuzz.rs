@@ -254,27 +254,6 @@ fn fuzz_npz_trial_archives() {
         let path = scratch.write("a.npz", bytes);
         let _ = benchtop_panel_findr::engine::load::load_trials(&path, 0.01);
     });
-    let edges = vec![
-        b"graph,source,target,label\na,0,1,\na,1,2,\na,2,0,\na,3,,0.5\na,,,7\nb,0,1,\nb,,,2.5\n"
-            .to_vec(),
-        b"graph,source,target,label\ng,0,1,\ng,1,2,\n".to_vec(),
-    ];
-    fuzz("hymn-edge-list", &edges, iterations(200), |bytes| {
-        let text = String::from_utf8_lossy(bytes);
-        let _ = benchtop_panel_hymn::engine::load::parse_edge_list(
-            &text,
-            "fuzz.csv",
-            benchtop_panel_hymn::engine::counts::Substructure::Triangle,
-        );
-    });
-    let series = vec![
-        b"time,x,y,value,truth\n0,0,0,1,1\n0,1,0,2,2\n1,0,0,3,3\n1,1,0,1,1\n".to_vec(),
-        b"date,a,b,a_truth,b_truth\n2020-01-01,1,2,1,2\n2020-01-02,2,3,2,3\n".to_vec(),
-    ];
-    fuzz("rcgp-csv", &series, iterations(200), |bytes| {
-        let text = String::from_utf8_lossy(bytes);
-        let _ = benchtop_panel_rcgp::engine::data::parse_csv("fuzz.csv", &text, 0);
-    });
 }
 
 #[test]

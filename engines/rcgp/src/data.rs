@@ -749,23 +749,6 @@ mod tests {
             let err = parse_csv("e.csv", text, 0).expect_err(text).to_string();
             assert!(err.contains(expected), "{text:?}: {err}");
         }
-        // 401 value columns: more locations than the filter can afford.
-        let wide = format!(
-            "t,{}\n0,{}\n",
-            (0..401)
-                .map(|k| format!("v{k}"))
-                .collect::<Vec<_>>()
-                .join(","),
-            vec!["1"; 401].join(",")
-        );
-        let err = parse_csv("e.csv", &wide, 0).unwrap_err().to_string();
-        assert!(err.contains("401 locations: at most 400"), "{err}");
-        // A byte-order mark before a long-format header keeps the long format (one location).
-        let bom = "\u{feff}time,x,y,value\n0,0,0,1\n1,0,0,2\n2,0,0,3\n";
-        let data = parse_csv("e.csv", bom, 0).expect("BOM");
-        assert_eq!((data.n_space(), data.n_times()), (1, 3));
-        // 29 February exists in leap years only.
-        assert!(parse_time("2020-02-29").is_some() && parse_time("2021-02-29").is_none());
     }
 
     /// Bad input gives an error that names the file, line and column.
