@@ -25,27 +25,7 @@ pub const ACCURACY_CLAIM: &str = "Tensor-Var is more accurate than 4D-Var";
 /// The methods Tensor-Var must also beat for the accuracy claim to hold in full.
 pub const REFERENCES: [&str; 4] = ["EnKF", "3D-Var", "Climatology", "No dynamics"];
 
-/// How far a claim holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
-    /// The claim holds.
-    Holds,
-    /// It holds in part (a weaker form, or not against every fair baseline).
-    HoldsPartly,
-    /// It does not hold.
-    DoesNotHold,
-}
-
-impl Verdict {
-    /// "holds", "holds partly" or "does not hold".
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Holds => "holds",
-            Self::HoldsPartly => "holds partly",
-            Self::DoesNotHold => "does not hold",
-        }
-    }
-}
+pub use benchtop_compute::verdict::Verdict;
 
 /// One claim judged on one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -20,6 +20,7 @@ pub mod npy;
 pub mod progress;
 pub mod rng;
 pub mod threads;
+pub mod verdict;
 
 pub use cancel::CancelToken;
 pub use error::{ComputeError, ComputeResult};

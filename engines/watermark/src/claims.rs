@@ -19,47 +19,12 @@
 //! - `chance` (a reference, not the paper's): plain text decodes at chance: holds when the plain
 //!   texts' bit accuracy is within 3 SE of ½ at every length, else does not hold.
 
-use serde::{Deserialize, Serialize};
-
 use crate::experiment::{
     AtLength, BIT_ACCURACY_CHANCE, MethodResult, WatermarkParams, WatermarkResult,
 };
 use crate::scheme::Method;
 
-/// How far a claim holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
-    /// The measurement supports the claim.
-    Holds,
-    /// Part of the claim is supported.
-    HoldsPartly,
-    /// The measurement contradicts the claim.
-    DoesNotHold,
-}
-
-impl Verdict {
-    /// The verdict as the claims tables write it.
-    pub fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::HoldsPartly => "holds partly",
-            Verdict::DoesNotHold => "does not hold",
-        }
-    }
-}
-
-/// One claim judged on one experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Claim {
-    /// A stable key (`stealthy`, `detection`, `decoding`, `robustness`, `gaussian_p`, `chance`).
-    pub id: String,
-    /// The claim in words.
-    pub claim: String,
-    /// What this run measured, in words with its numbers.
-    pub measured: String,
-    /// The verdict by the module's rules.
-    pub verdict: Verdict,
-}
+pub use benchtop_compute::verdict::{Claim, Verdict};
 
 fn claim(id: &str, text: &str, measured: String, verdict: Verdict) -> Claim {
     Claim {

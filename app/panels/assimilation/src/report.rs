@@ -77,7 +77,7 @@ pub fn summary(result: &AssimResult, run: &AssimParams) -> serde_json::Value {
             .map(|c| serde_json::json!({
                 "claim": c.claim,
                 "measured": c.measured,
-                "verdict": c.verdict.label(),
+                "verdict": c.verdict.text(),
             }))
             .collect::<Vec<_>>(),
     })
@@ -165,7 +165,7 @@ pub fn results(ui: &mut egui::Ui, result: &AssimResult, run: &AssimParams) {
         ui.label(format!(
             "{}: {}. ({})",
             c.claim,
-            c.verdict.label(),
+            c.verdict.text(),
             c.measured
         ));
     }

@@ -112,40 +112,7 @@ impl Paired {
     }
 }
 
-/// How far a claim holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Verdict {
-    /// The measurement contradicts the claim.
-    DoesNotHold,
-    /// Part of the claim is supported.
-    HoldsPartly,
-    /// The measurement supports the claim.
-    Holds,
-}
-
-impl Verdict {
-    /// The verdict as the claims tables write it.
-    pub fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::HoldsPartly => "holds partly",
-            Verdict::DoesNotHold => "does not hold",
-        }
-    }
-}
-
-/// One of the paper's claims judged over the seeds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Claim {
-    /// A stable key: `improves_offline` or `beats_baselines`.
-    pub id: String,
-    /// The claim in words.
-    pub claim: String,
-    /// What was measured, in words with its numbers.
-    pub measured: String,
-    /// The verdict by the module's rule.
-    pub verdict: Verdict,
-}
+pub use benchtop_compute::verdict::{Claim, Verdict};
 
 /// The comparison over seeds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
