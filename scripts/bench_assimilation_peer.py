@@ -19,7 +19,10 @@ Benchtop is faster) and ratio_tensor_var = benchtop Tensor-Var / numpy 4D-Var.
     cargo build --release --workspace --bin benchtop
     python3 scripts/bench_assimilation_peer.py [--dim 40] [--windows 40] [--window 5]
         [--obs-fraction 0.2] [--train 3000] [--seed 1] [--repeats 1] [--threads 1]
-        [--benchtop target/release/benchtop]
+        [--benchtop target/release/benchtop] [--problem FILE]
+
+--problem FILE reads a problem that `benchtop bench assimilation --dump FILE` wrote and times the
+peer alone (the JSON then has no Benchtop side or ratios; scripts/bench-all.sh runs Benchtop).
 """
 
 import argparse
@@ -42,6 +45,7 @@ def parse():
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--benchtop", default="target/release/benchtop")
+    p.add_argument("--problem", help="a dumped problem: time the peer alone on it")
     return p.parse_args()
 
 
@@ -145,6 +149,38 @@ def main():
     import numpy as np
     from scipy.optimize import minimize
 
+    ours = None
+    if args.problem:
+        with open(args.problem) as f:
+            prob = json.load(f)
+    else:
+        ours, prob = benchtop_side(args)
+    best = None
+    for _ in range(max(1, args.repeats)):
+        ms, rmse_mean, rmse_final = run_peer(np, minimize, prob)
+        if best is None or ms < best[0]:
+            best = (ms, rmse_mean, rmse_final)
+    ms, rmse_mean, rmse_final = best
+    peer = {"ms_per_window": ms, "rmse_mean": rmse_mean, "rmse_final": rmse_final}
+    if ours is None:
+        json.dump({"numpy_4dvar": peer, "threads": args.threads, "numpy": np.__version__}, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    fourd = ours["methods"]["4D-Var"]["ms_per_window"]
+    tv = ours["methods"]["Tensor-Var"]["ms_per_window"]
+    json.dump({
+        "benchtop": ours,
+        "numpy_4dvar": peer,
+        "ratio_4dvar": fourd / ms,
+        "ratio_tensor_var": tv / ms,
+        "threads": args.threads,
+        "numpy": np.__version__,
+    }, sys.stdout)
+    sys.stdout.write("\n")
+
+
+def benchtop_side(args):
+    """Runs `benchtop bench assimilation --dump`: its report and the problem it ran."""
     with tempfile.TemporaryDirectory() as tmp:
         dump = os.path.join(tmp, "problem.json")
         cmd = [args.benchtop, "bench", "assimilation", "--system", "l96", "--dim", str(args.dim),
@@ -154,24 +190,7 @@ def main():
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         ours = json.loads(out.strip().splitlines()[-1])
         with open(dump) as f:
-            prob = json.load(f)
-    best = None
-    for _ in range(max(1, args.repeats)):
-        ms, rmse_mean, rmse_final = run_peer(np, minimize, prob)
-        if best is None or ms < best[0]:
-            best = (ms, rmse_mean, rmse_final)
-    ms, rmse_mean, rmse_final = best
-    fourd = ours["methods"]["4D-Var"]["ms_per_window"]
-    tv = ours["methods"]["Tensor-Var"]["ms_per_window"]
-    json.dump({
-        "benchtop": ours,
-        "numpy_4dvar": {"ms_per_window": ms, "rmse_mean": rmse_mean, "rmse_final": rmse_final},
-        "ratio_4dvar": fourd / ms,
-        "ratio_tensor_var": tv / ms,
-        "threads": args.threads,
-        "numpy": np.__version__,
-    }, sys.stdout)
-    sys.stdout.write("\n")
+            return ours, json.load(f)
 
 
 if __name__ == "__main__":

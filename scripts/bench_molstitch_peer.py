@@ -9,7 +9,10 @@ MolLogP, TPSA, QED.qed and the Contrib sascorer. Then runs `benchtop bench molst
     cargo build --release --workspace
     python3 scripts/bench_molstitch_peer.py [--bin target/release/benchtop] [--rust-json FILE]
 
---rust-json reads `benchtop bench molstitch` output lines from a file instead of running it.
+--rust-json reads `benchtop bench molstitch` output lines from a file instead of running it;
+--skip-benchtop times Python RDKit alone; --json prints one JSON object instead of the lines
+(`python`: molecules, valid, seconds, molecules_per_s, checksum_qed_plus_sa; `rust`: the
+`scoring` objects; `ratio_1_thread`). scripts/bench-all.sh uses --skip-benchtop --json.
 """
 
 import argparse
@@ -59,7 +62,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(REPO, "target", "release", "benchtop"))
     ap.add_argument("--rust-json", help="file with `benchtop bench molstitch` JSON lines")
+    ap.add_argument("--skip-benchtop", action="store_true", help="time Python RDKit only")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
+    say = (lambda *_: None) if args.json else print
     RDLogger.DisableLog("rdApp.*")
     smiles = load()
     sascorer.readFragmentScores()  # warm-up, as the Rust side loads its table before timing
@@ -68,7 +74,16 @@ def main():
     valid, checksum = score(smiles)
     py_s = time.perf_counter() - t0
     py_rate = len(smiles) / py_s
-    print(f"python rdkit {rdBase.rdkitVersion}, 1 process: {len(smiles)} molecules ({valid} valid) "
+    python = {"rdkit": rdBase.rdkitVersion, "molecules": len(smiles), "valid": valid,
+              "seconds": py_s, "molecules_per_s": py_rate, "checksum_qed_plus_sa": checksum}
+    if args.skip_benchtop:
+        if args.json:
+            print(json.dumps({"python": python}))
+        else:
+            say(f"python rdkit {rdBase.rdkitVersion}, 1 process: {len(smiles)} molecules ({valid} valid) "
+                f"in {py_s:.3f} s = {py_rate:.0f} molecules/s (checksum QED+SA {checksum:.4f})")
+        return
+    say(f"python rdkit {rdBase.rdkitVersion}, 1 process: {len(smiles)} molecules ({valid} valid) "
           f"in {py_s:.3f} s = {py_rate:.0f} molecules/s (checksum QED+SA {checksum:.4f})")
 
     if args.rust_json:
@@ -83,16 +98,19 @@ def main():
             for t in (1, 2))
     results = [json.loads(line)["scoring"] for line in text.splitlines() if line.startswith("{")]
     for r in results:
-        print(f"rust benchtop-molstitch, {r['threads']} thread(s): {r['molecules']} molecules "
+        say(f"rust benchtop-molstitch, {r['threads']} thread(s): {r['molecules']} molecules "
               f"({r['valid']} valid) in {r['seconds']:.3f} s = {r['molecules_per_s']:.0f} molecules/s "
               f"(checksum QED+SA {r['checksum_qed_plus_sa']:.4f})")
     one = next(r for r in results if r["threads"] == 1)
-    print(f"ratio rust/python, 1 thread each: {one['molecules_per_s'] / py_rate:.2f}")
+    say(f"ratio rust/python, 1 thread each: {one['molecules_per_s'] / py_rate:.2f}")
+    if args.json:
+        print(json.dumps({"python": python, "rust": results,
+                          "ratio_1_thread": one["molecules_per_s"] / py_rate}))
     if len(results) > 1:
         best = max(results, key=lambda r: r["threads"])
-        print(f"ratio rust ({best['threads']} threads)/python (1 process): "
+        say(f"ratio rust ({best['threads']} threads)/python (1 process): "
               f"{best['molecules_per_s'] / py_rate:.2f}")
-    print(f"checksum difference rust - python: {one['checksum_qed_plus_sa'] - checksum:.3e}")
+    say(f"checksum difference rust - python: {one['checksum_qed_plus_sa'] - checksum:.3e}")
     if abs(one["checksum_qed_plus_sa"] - checksum) > 1e-6 * max(1.0, abs(checksum)):
         print(f"WARNING: checksums differ: rust {one['checksum_qed_plus_sa']} python {checksum}")
 

@@ -20,6 +20,9 @@ and ratio = benchtop / numpy (below 1: Benchtop is faster). BLAS threads are set
     cargo build --release --workspace --bin benchtop
     python3 scripts/bench_rcgp_peer.py [--times 100] [--space 100] [--robust] [--repeats 3]
                                        [--threads 1] [--benchtop target/release/benchtop]
+                                       [--skip-benchtop]
+
+--skip-benchtop times NumPy alone (scripts/bench-all.sh runs the Benchtop side itself).
 """
 
 import argparse
@@ -42,6 +45,7 @@ def parse():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--benchtop", default="target/release/benchtop")
+    p.add_argument("--skip-benchtop", action="store_true", help="time NumPy only")
     return p.parse_args()
 
 
@@ -134,11 +138,16 @@ def main():
         start = time.perf_counter()
         mean = filter_smoother(np, ts, locs, y, args.robust)
         best = min(best, (time.perf_counter() - start) * 1e3)
+    checksum = float(mean.sum())
+    if args.skip_benchtop:
+        print(json.dumps({"times": args.times, "space": args.space, "robust": args.robust,
+                          "threads": args.threads, "numpy_ms": best, "numpy_checksum": checksum,
+                          "numpy": np.__version__}))
+        return
     cmd = [args.benchtop, "bench", "rcgp", "--times", str(args.times), "--space", str(args.space),
            "--repeats", str(args.repeats)] + (["--robust"] if args.robust else [])
     env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
     ours = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
-    checksum = float(mean.sum())
     print(json.dumps({
         "times": args.times,
         "space": args.space,

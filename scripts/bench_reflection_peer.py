@@ -19,6 +19,9 @@ compute the same thing) and ratio = benchtop / numpy (below 1: Benchtop is faste
     cargo build --release --workspace --bin benchtop
     python3 scripts/bench_reflection_peer.py [--sessions 20000] [--trials 40] [--repeats 3]
                                              [--benchtop target/release/benchtop]
+                                             [--skip-benchtop]
+
+--skip-benchtop times NumPy alone (scripts/bench-all.sh runs the Benchtop side itself).
 """
 
 import argparse
@@ -38,6 +41,7 @@ def parse():
     p.add_argument("--trials", type=int, default=40)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--benchtop", default="target/release/benchtop")
+    p.add_argument("--skip-benchtop", action="store_true", help="time NumPy only")
     return p.parse_args()
 
 
@@ -83,6 +87,10 @@ def main():
         start = time.perf_counter()
         total = float(score(np, choices, rewards).sum())
         best = min(best, (time.perf_counter() - start) * 1e3)
+    if args.skip_benchtop:
+        print(json.dumps({"sessions": args.sessions, "trials": args.trials, "numpy_ms": best,
+                          "numpy_checksum": total, "numpy": np.__version__}))
+        return
     cmd = [args.benchtop, "bench", "reflection", "--sessions", str(args.sessions),
            "--trials", str(args.trials), "--repeats", str(args.repeats)]
     ours = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

@@ -12,6 +12,10 @@ the same lmax and random band-limited coefficients; both sides: one warm-up, the
     cargo build --release -p benchtop-spectra --example bench_sht   # or the benchtop binary
     python3 scripts/bench_sht_peer.py [--cases equiangular:181x360:179,equiangular:721x1440:719]
                                       [--threads 1,2] [--repeats 7] [--batch 1] [--json]
+                                      [--skip-benchtop]
+
+--skip-benchtop times ducc0 alone (with --json its rows have only the ducc0 keys);
+scripts/bench-all.sh runs the Benchtop side itself.
 
 Our timings exclude plan construction (reported as plan_ms); ducc0 has no plan object, so its
 per-call setup is included in its times.
@@ -141,8 +145,19 @@ def main():
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--ours", default=None, help="path to benchtop or the bench_sht example")
     parser.add_argument("--json", action="store_true", help="print one JSON object per row")
+    parser.add_argument("--skip-benchtop", action="store_true", help="time ducc0 only")
     args = parser.parse_args()
 
+    if args.skip_benchtop:
+        for kind, nlat, nlon, lmax in parse_cases(args.cases):
+            for threads in [int(t) for t in args.threads.split(",")]:
+                peer = run_ducc(kind, nlat, nlon, lmax, threads, args.repeats, args.batch)
+                row = {"grid": f"{kind} {nlat}x{nlon}", "lmax": lmax, "threads": threads,
+                       "batch": args.batch, "ducc0": ducc0.__version__,
+                       "ducc0_forward_ms": peer["forward_ms"], "ducc0_inverse_ms": peer["inverse_ms"],
+                       "ducc0_roundtrip_err": peer["roundtrip_max_abs_err"]}
+                print(json.dumps(row) if args.json else row)
+        return
     binary, is_cli = find_ours(args.ours)
     print(f"# cpu: {cpu_model()}, {os.cpu_count()} logical cores")
     print(f"# ducc0 {ducc0.__version__} from {ducc0.__file__}")

@@ -9,11 +9,14 @@
 //!   cancellable objectives, an optional step cap, and multi-start.
 //! - [`nn`]: small networks on candle: a multilayer perceptron and a token GRU (embedding,
 //!   stacked GRU layers, linear head) for sequence models.
+//! - [`mlp_step`]: the micro-benchmark of candle's cost per small-tensor operation (training
+//!   steps of a 64-wide MLP; `benchtop bench candle-mlp` against PyTorch).
 //! - [`settings`]: range checks of training settings that name the key.
 //!
 //! Dense linear algebra is nalgebra's; gradients of candle graphs are candle's.
 
 pub mod adam;
 pub mod lbfgs;
+pub mod mlp_step;
 pub mod nn;
 pub mod settings;
