@@ -44,6 +44,7 @@ fn main() -> ExitCode {
             dpi,
             save,
             preset,
+            check_figures,
             set,
             slurm,
             collect,
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
                 preset,
                 set,
                 project_dir: None,
+                check_figures,
             },
             &sweep::RunCluster {
                 submit: slurm,

@@ -62,6 +62,11 @@ pub enum CliCommand {
         /// Apply the project's preset NAME first (e.g. `test`, the size the test suite runs).
         #[arg(long)]
         preset: Option<String>,
+        /// Check every figure's layout as it is exported (overlapping or clipped text, legends
+        /// over the data, internal keys shown, bars on log axes, squashed plots); fails listing
+        /// what it found.
+        #[arg(long)]
+        check_figures: bool,
         /// Set a declared parameter first: `PANE:KEY=VALUE`, e.g. `1:mc.beta=0.3` (repeatable;
         /// `benchtop params` lists the keys).
         #[arg(

@@ -71,6 +71,9 @@ pub struct RunOptions {
     /// The folder the panels read relative data paths from, when not the project file's
     /// (a cluster job runs a frozen copy of the project kept in its job folder).
     pub project_dir: Option<std::path::PathBuf>,
+    /// Whether to check every figure's layout ([`benchtop_kit::figure::check_figure`]) and
+    /// fail listing the problems.
+    pub check_figures: bool,
 }
 
 /// Parses `PANE:KEY=VALUE`.
@@ -120,6 +123,9 @@ pub fn run(file: &Path, out: &Path, options: &RunOptions) -> anyhow::Result<usiz
             .with_context(|| format!("{}: --set", file.display()))?;
     }
     let written = compute_and_export(&mut session, file, out, &formats, dpi)?;
+    if options.check_figures {
+        check_figures(&session)?;
+    }
     if options.save {
         session
             .save_as(file)
@@ -140,6 +146,57 @@ pub fn run_tour(out: &Path) -> anyhow::Result<usize> {
         &[ExportFormat::Svg, ExportFormat::Png, ExportFormat::Pdf],
         150,
     )
+}
+
+/// Runs the figure check on every panel and sweep figure of the session; an error lists every
+/// problem by figure.
+fn check_figures(session: &Session) -> anyhow::Result<()> {
+    let bundle = session.export_bundle(None);
+    let named = bundle
+        .panels
+        .iter()
+        .flat_map(|panel| {
+            panel
+                .figures
+                .iter()
+                .map(move |f| (format!("{}/{}", panel.folder, f.name), &f.figure))
+        })
+        .chain(
+            bundle
+                .sweeps
+                .iter()
+                .map(|(doc, figure)| (format!("sweep {}", doc.name), figure)),
+        );
+    let mut problems = Vec::new();
+    let mut on_screen = Vec::new();
+    let mut checked = 0usize;
+    for (name, figure) in named {
+        checked += 1;
+        let options = benchtop_kit::figure::ExportOptions::default();
+        for problem in benchtop_kit::figure::check_figure(figure, &options)? {
+            problems.push(format!("{name}: {problem}"));
+        }
+        for problem in benchtop_kit::figure::check_figure_on_screen(figure) {
+            on_screen.push(format!("{name}: {problem}"));
+        }
+    }
+    // The screen's axes are egui_plot's own layout: its problems are reported, not failed on.
+    for problem in &on_screen {
+        benchtop_kit::note!("figure check (screen, reported only): {problem}");
+    }
+    if problems.is_empty() {
+        benchtop_kit::note!(
+            "figure check: {checked} figures, no problems in the export ({} reported on screen)",
+            on_screen.len()
+        );
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "figure check: {} problems in {checked} figures:\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        )
+    }
 }
 
 fn compute_and_export(

@@ -206,6 +206,7 @@ fn run_project(
         preset: work.preset.clone(),
         set: work.set.clone(),
         project_dir: Some(job.manifest.project_dir.clone()),
+        check_figures: false,
     };
     crate::cli::run::run(
         &job.path.join(folder::PROJECT),

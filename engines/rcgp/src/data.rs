@@ -631,7 +631,7 @@ pub fn seattle_weather(column: &str) -> Result<Dataset, DataError> {
     }
     check_increasing(&table, &times, dc)?;
     Ok(series(
-        format!("Seattle daily {column}, vega-datasets seattle-weather"),
+        format!("Seattle daily ‘{column}’, vega-datasets seattle-weather"),
         "year",
         times.into_iter().map(|(_, t)| t).collect(),
         vec![[0.0, 0.0]],

@@ -17,11 +17,12 @@ use egui_plot::{
 };
 
 use super::colormap::{Colormap, Rgba, map_values_rgba};
-use super::fonts::DEJAVU_SANS_TTF;
+use super::fonts::{DEJAVU_SANS_TTF, text_width};
+use super::layout::{LayoutRecord, TextBox, TextRole, fit_title};
 use super::model::{Dash, Figure, Heatmap, Marker, Scale, TextAnchor};
 use super::prepare::{
-    AxisView, ColorbarSpec, ItemView, LegendCorner, LegendSample, StatsCache, SubplotView,
-    legend_entries, prepare_figure_cached,
+    AxisView, ColorbarSpec, ItemView, LegendCorner, LegendPlace, LegendSample, StatsCache,
+    SubplotView, legend_entries, prepare_figure_cached,
 };
 use super::raster::rasterize_svg;
 use super::rich;
@@ -324,16 +325,8 @@ pub fn show_figure(ui: &mut egui::Ui, figure: &Figure, state: &mut FigureViewSta
     let ui = &mut paper;
     let mut area = rect;
     if !figure.title.is_empty() {
-        let title_rect = Rect::from_min_size(area.min, vec2(area.width(), TITLE_ROW + 4.0));
-        paint_rich(
-            ui.painter(),
-            title_rect.center(),
-            Align2::CENTER_CENTER,
-            &figure.title,
-            16.0,
-            ui.visuals().strong_text_color(),
-        );
-        area.min.y += TITLE_ROW + 4.0;
+        let color = ui.visuals().strong_text_color();
+        area.min.y = paint_title(ui.painter(), &figure.title, 16.0, area, color) + 4.0;
     }
     let (rows, cols) = figure.layout();
     let cell = vec2(area.width() / cols as f32, area.height() / rows as f32);
@@ -371,20 +364,35 @@ fn show_subplot(
     let mut plot_rect = rect;
     let src = view.src;
     if !src.title.is_empty() {
-        paint_rich(
-            ui.painter(),
-            pos2(rect.center().x, rect.min.y + TITLE_ROW / 2.0),
-            Align2::CENTER_CENTER,
-            &src.title,
-            14.0,
-            ui.visuals().text_color(),
-        );
-        plot_rect.min.y += TITLE_ROW;
+        let color = ui.visuals().text_color();
+        plot_rect.min.y = paint_title(ui.painter(), &src.title, 14.0, rect, color);
     }
     let strips = view.colorbars.len() as f32 * COLORBAR_STRIP;
     plot_rect.max.x -= strips;
     if plot_rect.width() < 20.0 || plot_rect.height() < 20.0 {
         return;
+    }
+    // The legend goes where the export puts it: a free corner, or beside the plot.
+    let legend = if src.legend { legend_size(view) } else { None };
+    let place = legend.map(|size| {
+        let margin = 2.0 * LEGEND_MARGIN;
+        view.legend_place((
+            f64::from((size.x + margin) / plot_rect.width()),
+            f64::from((size.y + margin) / plot_rect.height()),
+        ))
+    });
+    let mut place = place;
+    if let (Some(LegendPlace::Outside), Some(size)) = (place, legend) {
+        if size.x + LEGEND_MARGIN <= 0.4 * plot_rect.width() {
+            plot_rect.max.x -= size.x + LEGEND_MARGIN;
+        } else {
+            // No room beside the plot: inside after all, in the corner that covers least.
+            let frac = (
+                f64::from((size.x + 2.0 * LEGEND_MARGIN) / plot_rect.width()),
+                f64::from((size.y + 2.0 * LEGEND_MARGIN) / plot_rect.height()),
+            );
+            place = Some(LegendPlace::Corner(view.least_covered_corner(frac).0));
+        }
     }
 
     let has_heatmap = view
@@ -402,7 +410,9 @@ fn show_subplot(
         y_range.1.to_bits(),
     ];
     let data_changed = state.shown_ranges.insert(index, ranges) != Some(ranges);
+    // The wheel scrolls the page, not the data (Ctrl+wheel zooms, dragging pans).
     let mut plot = Plot::new(("benchtop-plot", state.view_id, index))
+        .allow_scroll(false)
         .width(plot_rect.width())
         .height(plot_rect.height())
         .default_x_bounds(x_range.0, x_range.1)
@@ -533,10 +543,13 @@ fn show_subplot(
     state
         .drawn_bounds
         .insert(index, (bounds.min(), bounds.max()));
-    if src.legend {
-        draw_legend(ui, view, *frame_rect);
+    if let Some(place) = place {
+        draw_legend(ui, view, *frame_rect, place);
     }
     let mut x = plot_rect.max.x;
+    if let (Some(LegendPlace::Outside), Some(size)) = (place, legend) {
+        x += size.x + LEGEND_MARGIN;
+    }
     for spec in &view.colorbars {
         let strip = Rect::from_min_max(
             pos2(x, frame_rect.min.y),
@@ -545,6 +558,76 @@ fn show_subplot(
         draw_colorbar(ui, spec, strip);
         x += COLORBAR_STRIP;
     }
+}
+
+/// Where the screen renderer places every text of `figure` in a window area of `size` egui
+/// points (one headless egui pass, no GPU): each text's box, and in `clipped` the texts that
+/// their clip rectangle cuts (a tick label running out of its plot), for the figure check.
+pub(crate) fn screen_layout(figure: &Figure, size: (f32, f32)) -> LayoutRecord {
+    let ctx = egui::Context::default();
+    install_figure_font(&ctx);
+    let mut state = FigureViewState::new();
+    let input = egui::RawInput {
+        screen_rect: Some(Rect::from_min_size(egui::Pos2::ZERO, vec2(size.0, size.1))),
+        ..egui::RawInput::default()
+    };
+    let mut output = None;
+    // The first pass loads the fonts and sizes the axes; the second is what a user sees.
+    for _ in 0..2 {
+        let mut pass = ctx.run_ui(input.clone(), |ui| show_figure(ui, figure, &mut state));
+        // No GPU takes the textures here.
+        pass.textures_delta.clear();
+        output = Some(pass);
+    }
+    let mut record = LayoutRecord {
+        canvas: (f64::from(size.0), f64::from(size.1)),
+        units_per_pt: 1.0,
+        ..LayoutRecord::default()
+    };
+    fn collect(shape: &egui::Shape, clip: Rect, record: &mut LayoutRecord) {
+        match shape {
+            egui::Shape::Text(text) if !text.galley.text().trim().is_empty() => {
+                let local = text.galley.rect;
+                let r = if text.angle == 0.0 {
+                    local.translate(text.pos.to_vec2())
+                } else {
+                    // egui_plot's y-axis titles: a quarter turn about the text's position.
+                    let rot = egui::emath::Rot2::from_angle(text.angle);
+                    let corners = [
+                        local.left_top(),
+                        local.right_top(),
+                        local.left_bottom(),
+                        local.right_bottom(),
+                    ]
+                    .map(|c| text.pos + rot * c.to_vec2());
+                    Rect::from_points(&corners)
+                };
+                let rect = super::layout::Rect {
+                    x0: f64::from(r.min.x),
+                    y0: f64::from(r.min.y),
+                    x1: f64::from(r.max.x),
+                    y1: f64::from(r.max.y),
+                };
+                let boxed = TextBox {
+                    role: TextRole::OnScreen,
+                    text: text.galley.text().to_owned(),
+                    rect,
+                };
+                if !clip.expand(1.0).contains_rect(r) && clip.intersects(r) {
+                    record.clipped.push(boxed.clone());
+                }
+                if clip.intersects(r) {
+                    record.texts.push(boxed);
+                }
+            }
+            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| collect(s, clip, record)),
+            _ => {}
+        }
+    }
+    for clipped in output.map(|o| o.shapes).unwrap_or_default() {
+        collect(&clipped.shape, clipped.clip_rect, &mut record);
+    }
+    record
 }
 
 /// A hover readout: data value (10^v on log axes), or the category name.
@@ -938,6 +1021,26 @@ fn rich_job(text: &str, size: f32, color: Color32) -> LayoutJob {
 }
 
 /// Paints `text` with its subscripts, anchored like `Painter::text`.
+/// Paints a title centred at the top of `area`, fitted to its width as the export fits it
+/// ([`fit_title`]: shrunk, then wrapped); returns where the space below it starts.
+fn paint_title(painter: &egui::Painter, text: &str, size: f32, area: Rect, color: Color32) -> f32 {
+    let (lines, size) = fit_title(text, f64::from(size), f64::from(area.width()));
+    let size = size as f32;
+    let line = (TITLE_ROW * size / 14.0).max(size * 1.3);
+    for (i, text) in lines.iter().enumerate() {
+        let y = area.min.y + line * (i as f32 + 0.5);
+        paint_rich(
+            painter,
+            pos2(area.center().x, y),
+            Align2::CENTER_CENTER,
+            text,
+            size,
+            color,
+        );
+    }
+    area.min.y + line * lines.len() as f32
+}
+
 fn paint_rich(
     painter: &egui::Painter,
     at: egui::Pos2,
@@ -954,15 +1057,37 @@ fn paint_rich(
 
 /// Legend text size in egui points (the export's 8.5 pt at 96 dpi is about 11).
 const LEGEND_TEXT: f32 = 11.5;
+/// Gap between a legend and the plot frame, in egui points.
+const LEGEND_MARGIN: f32 = 8.0;
 
 /// The legend of the export ([`legend_entries`]: line samples with their dash, markers,
 /// patches) in the same corner of the plot frame, on a translucent white box.
-fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect) {
+/// The legend's size in egui points at full text size, `None` without entries.
+fn legend_size(view: &SubplotView<'_>) -> Option<egui::Vec2> {
+    let entries = legend_entries(view);
+    if entries.is_empty() {
+        return None;
+    }
+    let text_w = entries
+        .iter()
+        .map(|(_, t)| text_width(&rich::plain(t), f64::from(LEGEND_TEXT)) as f32)
+        .fold(0.0, f32::max);
+    Some(vec2(
+        10.0 + 22.0 + 5.0 + text_w,
+        10.0 + LEGEND_TEXT * 1.45 * entries.len() as f32,
+    ))
+}
+
+fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect, place: LegendPlace) {
     let entries = legend_entries(view);
     if entries.is_empty() {
         return;
     }
-    let painter = ui.painter().with_clip_rect(frame);
+    let clip = match place {
+        LegendPlace::Corner(_) => frame,
+        LegendPlace::Outside => ui.max_rect(),
+    };
+    let painter = ui.painter().with_clip_rect(clip);
     // Smaller text in a small plot, so that the legend keeps to about 40 % of its height.
     let wanted = LEGEND_TEXT * 1.45 * entries.len() as f32 + 10.0;
     let text_size = (LEGEND_TEXT * (0.4 * frame.height() / wanted).min(1.0)).max(8.0);
@@ -978,14 +1103,21 @@ fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect) {
         pad + sample_w + 5.0 + text_w + pad,
         pad * 2.0 + row * entries.len() as f32,
     );
-    let margin = 8.0;
-    let min = match view.legend_corner() {
-        LegendCorner::TopRight => pos2(frame.max.x - margin - size.x, frame.min.y + margin),
-        LegendCorner::TopLeft => pos2(frame.min.x + margin, frame.min.y + margin),
-        LegendCorner::BottomRight => {
+    let margin = LEGEND_MARGIN;
+    let min = match place {
+        LegendPlace::Outside => pos2(frame.max.x + margin, frame.min.y),
+        LegendPlace::Corner(LegendCorner::TopRight) => {
+            pos2(frame.max.x - margin - size.x, frame.min.y + margin)
+        }
+        LegendPlace::Corner(LegendCorner::TopLeft) => {
+            pos2(frame.min.x + margin, frame.min.y + margin)
+        }
+        LegendPlace::Corner(LegendCorner::BottomRight) => {
             pos2(frame.max.x - margin - size.x, frame.max.y - margin - size.y)
         }
-        LegendCorner::BottomLeft => pos2(frame.min.x + margin, frame.max.y - margin - size.y),
+        LegendPlace::Corner(LegendCorner::BottomLeft) => {
+            pos2(frame.min.x + margin, frame.max.y - margin - size.y)
+        }
     };
     let boxed = Rect::from_min_size(min, size);
     painter.rect(

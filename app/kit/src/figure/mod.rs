@@ -4,11 +4,13 @@
 //! skipped, log axes applied, ranges and colours resolved), so what you see is
 //! what you export.
 
+mod check;
 mod colormap;
 mod egui_view;
 mod error;
 mod export;
 mod fonts;
+mod layout;
 mod model;
 mod pdf;
 mod prepare;
@@ -21,6 +23,7 @@ mod svg;
 mod tests;
 mod ticks;
 
+pub use check::{SCREEN_SIZES, check_figure, check_figure_on_screen};
 pub use colormap::{COLORMAP_LUT_SIZE, Colormap, Rgba};
 pub use egui_view::{FigureViewState, ZOOM_HINT, figure_hovered, install_figure_font, show_figure};
 pub use error::FigureError;

@@ -26,6 +26,9 @@ pub(crate) struct AxisView {
     pub range: (f64, f64),
     /// Category names at view positions 0, 1, 2, … (bar charts), if any.
     pub categories: Option<Vec<String>>,
+    /// Whether every data coordinate on this (linear) axis is a whole number (epochs, counts,
+    /// sizes): its ticks are then whole numbers too.
+    pub integer: bool,
 }
 
 impl AxisView {
@@ -216,26 +219,40 @@ impl SubplotView<'_> {
         points
     }
 
-    /// The corner whose quarter-size box (45 % wide, 40 % high) covers the fewest data points;
-    /// the top right wins ties. Both renderers put the legend there.
-    pub fn legend_corner(&self) -> LegendCorner {
-        let (x0, x1) = self.x.range;
-        let (y0, y1) = self.y.range;
-        let normalized: Vec<(f64, f64)> = self
-            .data_points()
-            .into_iter()
-            .map(|(x, y)| ((x - x0) / (x1 - x0), (y - y0) / (y1 - y0)))
-            .collect();
+    /// Where a legend box `box_frac` (width, height as fractions of the plot area) goes: the
+    /// corner whose box covers the fewest drawn points (lines sampled along their segments), the
+    /// top right winning ties, or outside the plot, to its right, when even that corner would
+    /// cover more than [`LEGEND_MAX_COVER`] of them. Both renderers follow this.
+    pub fn legend_place(&self, box_frac: (f64, f64)) -> LegendPlace {
+        let (corner, covered, total) = self.least_covered_corner(box_frac);
+        if covered as f64 > LEGEND_MAX_COVER * total as f64 {
+            LegendPlace::Outside
+        } else {
+            LegendPlace::Corner(corner)
+        }
+    }
+
+    /// The corner where a legend box `box_frac` covers the fewest sampled points, with how many
+    /// it covers there and how many there are.
+    pub fn least_covered_corner(&self, box_frac: (f64, f64)) -> (LegendCorner, usize, usize) {
+        let points = self.normalized_samples();
+        if points.is_empty() {
+            return (LegendCorner::TopRight, 0, 0);
+        }
+        let (fw, fh) = (
+            box_frac.0.clamp(0.0, 1.0) + LEGEND_MARGIN_FRAC,
+            box_frac.1.clamp(0.0, 1.0) + LEGEND_MARGIN_FRAC,
+        );
         let count = |right: bool, top: bool| {
-            normalized
+            points
                 .iter()
                 .filter(|&&(u, v)| {
-                    (if right { u >= 0.55 } else { u <= 0.45 })
-                        && (if top { v >= 0.6 } else { v <= 0.4 })
+                    (if right { u >= 1.0 - fw } else { u <= fw })
+                        && (if top { v >= 1.0 - fh } else { v <= fh })
                 })
                 .count()
         };
-        [
+        let (corner, covered) = [
             (LegendCorner::TopRight, count(true, true)),
             (LegendCorner::TopLeft, count(false, true)),
             (LegendCorner::BottomRight, count(true, false)),
@@ -243,8 +260,86 @@ impl SubplotView<'_> {
         ]
         .into_iter()
         .min_by_key(|&(_, n)| n)
-        .map_or(LegendCorner::TopRight, |(corner, _)| corner)
+        .unwrap_or((LegendCorner::TopRight, 0));
+        (corner, covered, points.len())
     }
+
+    /// The drawn points in plot fractions (0..1 across each axis), with line segments sampled
+    /// about every 1 % of the plot so that a line crossing a box counts as covered. Heatmaps
+    /// and pictures fill the plot and count as a grid of points.
+    pub fn normalized_samples(&self) -> Vec<(f64, f64)> {
+        let (x0, x1) = self.x.range;
+        let (y0, y1) = self.y.range;
+        let norm = |(x, y): (f64, f64)| ((x - x0) / (x1 - x0), (y - y0) / (y1 - y0));
+        let mut out: Vec<(f64, f64)> = self.data_points().into_iter().map(norm).collect();
+        for item in &self.items {
+            // Reference lines and annotations are things the legend must not hide either: a
+            // reference line as a line across the plot, a text as a block of points around it.
+            match item {
+                ItemView::HLine { y, .. } => {
+                    let v = norm((x0, *y)).1;
+                    out.extend((0..=100).map(|i| (f64::from(i) / 100.0, v)));
+                }
+                ItemView::VLine { x, .. } => {
+                    let u = norm((*x, y0)).0;
+                    out.extend((0..=100).map(|i| (u, f64::from(i) / 100.0)));
+                }
+                ItemView::Text { position, .. } => {
+                    let (u, v) = norm(*position);
+                    for i in -5..=5 {
+                        for j in -1..=1 {
+                            out.push((u + 0.02 * f64::from(i), v + 0.02 * f64::from(j)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let lines: &[Vec<(f64, f64)>] = match item {
+                ItemView::Line { segments, .. } => segments,
+                ItemView::VectorField { streamlines, .. } => streamlines,
+                ItemView::Heatmap { extent, .. } | ItemView::Picture { extent, .. } => {
+                    let (a, b) = (norm((extent.0, extent.2)), norm((extent.1, extent.3)));
+                    for i in 0..=10 {
+                        for j in 0..=10 {
+                            let (u, v) = (f64::from(i) / 10.0, f64::from(j) / 10.0);
+                            out.push((a.0 + u * (b.0 - a.0), a.1 + v * (b.1 - a.1)));
+                        }
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            for line in lines {
+                for pair in line.windows(2) {
+                    let (a, b) = (norm(pair[0]), norm(pair[1]));
+                    let steps = ((b.0 - a.0).hypot(b.1 - a.1) / 0.01)
+                        .ceil()
+                        .clamp(1.0, 100.0);
+                    for k in 1..steps as usize {
+                        let t = k as f64 / steps;
+                        out.push((a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1)));
+                    }
+                }
+            }
+        }
+        out.retain(|&(u, v)| (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v));
+        out
+    }
+}
+
+/// Largest fraction of a plot's drawn points a legend inside the plot may cover; beyond it the
+/// legend goes outside, to the right of the plot.
+pub(crate) const LEGEND_MAX_COVER: f64 = 0.02;
+/// The gap between a legend box and the plot's frame, as a fraction of the plot.
+const LEGEND_MARGIN_FRAC: f64 = 0.02;
+
+/// Where a subplot's legend is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LegendPlace {
+    /// In this corner of the plot area.
+    Corner(LegendCorner),
+    /// Outside the plot area, to its right, at the top.
+    Outside,
 }
 
 /// What a legend entry shows beside its text: a line sample, a marker or a filled patch.
@@ -934,23 +1029,47 @@ fn prepare_subplot<'a>(
         "y",
     );
 
-    SubplotView {
+    let mut view = SubplotView {
         src: subplot,
         x: AxisView {
             label: subplot.x.label.clone(),
             scale: xs_scale,
             range: x_range,
             categories,
+            integer: false,
         },
         y: AxisView {
             label: subplot.y.label.clone(),
             scale: ys_scale,
             range: y_range,
             categories: None,
+            integer: false,
         },
         items,
         colorbars,
+    };
+    mark_integer_axes(&mut view);
+    view
+}
+
+/// Marks the linear axes on which every drawn data coordinate is a whole number (at least two
+/// points, no heatmap or picture, no categories).
+fn mark_integer_axes(view: &mut SubplotView<'_>) {
+    let has_extent = view.items.iter().any(|item| {
+        matches!(
+            item,
+            ItemView::Heatmap { .. } | ItemView::Picture { .. } | ItemView::VectorField { .. }
+        )
+    });
+    let points = view.data_points();
+    if has_extent || points.len() < 2 {
+        return;
     }
+    let whole = |v: f64| (v - v.round()).abs() <= 1e-9 * v.abs().max(1.0);
+    view.x.integer = view.x.scale == Scale::Linear
+        && view.x.categories.is_none()
+        && points.iter().all(|p| whole(p.0));
+    view.y.integer = view.y.scale == Scale::Linear && points.iter().all(|p| whole(p.1));
 }
 
 /// Why an item with an extent (heatmap, picture) is not drawn.

@@ -17,9 +17,13 @@ use super::colormap::{Colormap, Rgba, map_values_rgba};
 use super::error::FigureError;
 use super::export::ExportOptions;
 use super::fonts::{FONT_FAMILY, text_width};
+use super::layout::{
+    LINE_HEIGHT, LayoutRecord, LegendBox, PlotBox, Rect, TextBox, TextRole, fit_title, text_box,
+};
 use super::model::{Dash, Figure, Marker, TextAnchor};
 use super::prepare::{
-    ColorbarSpec, ItemView, LegendCorner, LegendSample, SubplotView, legend_entries, prepare_figure,
+    ColorbarSpec, ItemView, LegendCorner, LegendPlace, LegendSample, SubplotView, legend_entries,
+    prepare_figure,
 };
 use super::provenance::Provenance;
 use super::raster::encode_rgba_png;
@@ -38,6 +42,9 @@ const SUBPLOT_TITLE_PT: f64 = 11.0;
 const AXIS_LABEL_PT: f64 = 10.0;
 const TICK_LABEL_PT: f64 = 8.5;
 const LEGEND_PT: f64 = 8.5;
+const LEGEND_PAD_PT: f64 = 4.0;
+const LEGEND_SAMPLE_PT: f64 = 16.0;
+const LEGEND_MARGIN_PT: f64 = 6.0;
 const TICK_LENGTH_PT: f64 = 3.5;
 const TICK_GAP_PT: f64 = 2.5;
 const PLOT_RIGHT_PAD_PT: f64 = 10.0;
@@ -63,7 +70,16 @@ const PLACEHOLDER_ORIGIN: i32 = -1_000_000;
 /// Renders a figure to SVG text (no provenance embedded; see [`render_svg_with_provenance`]).
 /// The size is `options.size_in`, else the figure's own size.
 pub fn render_svg(figure: &Figure, options: &ExportOptions) -> Result<String, FigureError> {
-    render_document(figure, options, None)
+    render_document(figure, options, None).map(|(svg, _)| svg)
+}
+
+/// Where the file renderer places every text, legend and plot area of `figure` at the export
+/// size of `options` (SVG units: a quarter point), for the figure check.
+pub(crate) fn export_layout(
+    figure: &Figure,
+    options: &ExportOptions,
+) -> Result<LayoutRecord, FigureError> {
+    render_document(figure, options, None).map(|(_, record)| record)
 }
 
 /// Renders a figure to SVG text with the short provenance in `<desc>` and the full provenance
@@ -73,7 +89,7 @@ pub fn render_svg_with_provenance(
     options: &ExportOptions,
     provenance: &Provenance,
 ) -> Result<String, FigureError> {
-    render_document(figure, options, Some(provenance))
+    render_document(figure, options, Some(provenance)).map(|(svg, _)| svg)
 }
 
 fn draw_err(e: impl std::fmt::Display) -> FigureError {
@@ -112,7 +128,7 @@ fn render_document(
     figure: &Figure,
     options: &ExportOptions,
     provenance: Option<&Provenance>,
-) -> Result<String, FigureError> {
+) -> Result<(String, LayoutRecord), FigureError> {
     let (width_in, height_in) = options.effective_size_in(figure)?;
     let width = width_in * UNITS_PER_INCH;
     let height = height_in * UNITS_PER_INCH;
@@ -120,16 +136,24 @@ fn render_document(
     let view = prepare_figure(figure);
 
     let mut body = String::new();
-    let replacements = {
+    let (replacements, record) = {
         let backend = SVGBackend::with_string(&mut body, canvas);
         let mut painter = Painter {
             area: backend.into_drawing_area(),
             replacements: std::cell::RefCell::new(Vec::new()),
+            record: std::cell::RefCell::new(LayoutRecord {
+                canvas: (width, height),
+                units_per_pt: UNITS_PER_PT,
+                ..LayoutRecord::default()
+            }),
         };
         painter.area.fill(&WHITE).map_err(draw_err)?;
         draw_figure(&mut painter, figure, &view.subplots, (width, height))?;
         painter.area.present().map_err(draw_err)?;
-        painter.replacements.into_inner()
+        (
+            painter.replacements.into_inner(),
+            painter.record.into_inner(),
+        )
     };
     let body = splice_placeholders(body, &replacements)?;
 
@@ -166,7 +190,7 @@ fn render_document(
         );
     }
     svg.push_str(rest);
-    Ok(svg)
+    Ok((svg, record))
 }
 
 /// The text plotters writes for placeholder number `id`.
@@ -198,34 +222,6 @@ fn splice_placeholders(body: String, replacements: &[String]) -> Result<String, 
     }
     out.push_str(rest);
     Ok(out)
-}
-
-/// An axis-aligned rectangle in SVG units (y down).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Rect {
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
-}
-
-impl Rect {
-    fn width(&self) -> f64 {
-        self.x1 - self.x0
-    }
-
-    fn height(&self) -> f64 {
-        self.y1 - self.y0
-    }
-
-    fn inset(&self, d: f64) -> Self {
-        Self {
-            x0: self.x0 + d,
-            y0: self.y0 + d,
-            x1: self.x1 - d,
-            y1: self.y1 - d,
-        }
-    }
 }
 
 /// Maps view coordinates into a plot rectangle.
@@ -383,6 +379,8 @@ fn dash_polyline(points: &[(f64, f64)], on: f64, off: f64) -> Vec<Vec<(f64, f64)
 struct Painter<'a> {
     area: DrawingArea<SVGBackend<'a>, Shift>,
     replacements: std::cell::RefCell<Vec<String>>,
+    /// Where every text, legend and plot area went, for the figure check.
+    record: std::cell::RefCell<LayoutRecord>,
 }
 
 impl Painter<'_> {
@@ -556,8 +554,38 @@ impl Painter<'_> {
         }
     }
 
+    /// The first of `at`, `at + step`, `at + 2·step`, … (four tries) where the box `boxed`
+    /// gives `text` overlaps no annotation placed before; `at` when none is free.
+    fn free_spot(
+        &self,
+        text: &str,
+        at: (f64, f64),
+        step: (f64, f64),
+        boxed: impl Fn((f64, f64)) -> Rect,
+    ) -> (f64, f64) {
+        if text.is_empty() {
+            return at;
+        }
+        let record = self.record.borrow();
+        (0..4)
+            .map(|k| (at.0 + step.0 * f64::from(k), at.1 + step.1 * f64::from(k)))
+            .find(|&candidate| {
+                let b = boxed(candidate);
+                record.texts.iter().all(|t| {
+                    t.role != TextRole::Annotation
+                        || b.x1 <= t.rect.x0
+                        || t.rect.x1 <= b.x0
+                        || b.y1 <= t.rect.y0
+                        || t.rect.y1 <= b.y0
+                })
+            })
+            .unwrap_or(at)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn text(
         &self,
+        role: TextRole,
         text: &str,
         at: (f64, f64),
         size_pt: f64,
@@ -568,6 +596,23 @@ impl Painter<'_> {
         if text.is_empty() || c.a == 0 {
             return Ok(());
         }
+        let anchor = (
+            match h {
+                HPos::Left => -1,
+                HPos::Center => 0,
+                HPos::Right => 1,
+            },
+            match v {
+                VPos::Top => -1,
+                VPos::Center => 0,
+                VPos::Bottom => 1,
+            },
+        );
+        self.record.borrow_mut().texts.push(TextBox {
+            role,
+            text: text.to_owned(),
+            rect: text_box(text, at, pt(size_pt), anchor, rotated),
+        });
         if rich::has_markup(text) {
             return self.splice(rich_text_element(text, at, pt(size_pt), c, (h, v), rotated));
         }
@@ -602,16 +647,13 @@ fn draw_figure(
     }
     .inset(pt(OUTER_MARGIN_PT));
     if !figure.title.is_empty() {
-        let band = pt(FIGURE_TITLE_PT * 1.8);
-        painter.text(
+        area.y0 = title_lines(
+            painter,
+            TextRole::FigureTitle,
             &figure.title,
-            ((area.x0 + area.x1) / 2.0, area.y0 + band / 2.0),
             FIGURE_TITLE_PT,
-            Rgba::BLACK,
-            (HPos::Center, VPos::Center),
-            false,
+            &area,
         )?;
-        area.y0 += band;
     }
     let (rows, cols) = figure.layout();
     let cell_w = area.width() / cols as f64;
@@ -624,9 +666,36 @@ fn draw_figure(
             x1: area.x0 + (col + 1) as f64 * cell_w,
             y1: area.y0 + (row + 1) as f64 * cell_h,
         };
-        draw_subplot(painter, subplot, cell)?;
+        draw_subplot(painter, i, subplot, cell)?;
     }
     Ok(())
+}
+
+/// Draws a title centred at the top of `area`, fitted to its width ([`fit_title`]); returns
+/// where the space below it starts.
+fn title_lines(
+    painter: &Painter<'_>,
+    role: TextRole,
+    text: &str,
+    size_pt: f64,
+    area: &Rect,
+) -> Result<f64, FigureError> {
+    let (lines, size) = fit_title(text, pt(size_pt), area.width());
+    let size_pt = size / UNITS_PER_PT;
+    let line = size * LINE_HEIGHT;
+    let top = area.y0 + size * 0.3;
+    for (i, text) in lines.iter().enumerate() {
+        painter.text(
+            role,
+            text,
+            ((area.x0 + area.x1) / 2.0, top + line * (i as f64 + 0.5)),
+            size_pt,
+            Rgba::BLACK,
+            (HPos::Center, VPos::Center),
+            false,
+        )?;
+    }
+    Ok(top + line * lines.len() as f64 + size * 0.3)
 }
 
 /// Width of a colorbar strip, in SVG units.
@@ -647,28 +716,38 @@ fn colorbar_strip_width(spec: &ColorbarSpec) -> f64 {
         + title_w
 }
 
-fn draw_subplot(
-    painter: &mut Painter<'_>,
-    view: &SubplotView<'_>,
-    cell: Rect,
-) -> Result<(), FigureError> {
-    let mut r = cell.inset(pt(OUTER_MARGIN_PT / 2.0));
-    let src = view.src;
-    if !src.title.is_empty() {
-        let band = pt(SUBPLOT_TITLE_PT * 1.7);
-        painter.text(
-            &src.title,
-            ((r.x0 + r.x1) / 2.0, r.y0 + band / 2.0),
-            SUBPLOT_TITLE_PT,
-            Rgba::BLACK,
-            (HPos::Center, VPos::Center),
-            false,
-        )?;
-        r.y0 += band;
+/// The legend's box size (width, height) in SVG units, `None` when it has no entries.
+fn legend_size(view: &SubplotView<'_>) -> Option<(f64, f64)> {
+    let entries = legend_entries(view);
+    if entries.is_empty() {
+        return None;
     }
-    let strips: Vec<f64> = view.colorbars.iter().map(colorbar_strip_width).collect();
-    r.x1 -= strips.iter().sum::<f64>();
+    let text_w = entries
+        .iter()
+        .map(|(_, t)| text_width(&rich::plain(t), pt(LEGEND_PT)))
+        .fold(0.0, f64::max);
+    Some((
+        pt(LEGEND_PAD_PT) * 2.0 + pt(LEGEND_SAMPLE_PT) + pt(4.0) + text_w,
+        pt(LEGEND_PAD_PT) * 2.0 + pt(LEGEND_PT * 1.5) * entries.len() as f64,
+    ))
+}
 
+/// The plot area and its mapping inside `r` (the cell below the title, colorbars taken off),
+/// with `reserve` units kept free on the right for a legend; `None` when too small to draw.
+/// When category names are too wide to sit side by side under a plot `width` wide, the
+/// widest name's width: they are then set upright (reading upwards) under their ticks.
+fn upright_categories(view: &SubplotView<'_>, width: f64) -> Option<f64> {
+    let names = view.x.categories.as_ref()?;
+    let widest = names
+        .iter()
+        .map(|n| text_width(&rich::plain(n), pt(TICK_LABEL_PT)))
+        .fold(0.0, f64::max);
+    let spacing = width / names.len().max(1) as f64;
+    (widest + pt(2.0 * TICK_GAP_PT) > spacing).then_some(widest)
+}
+
+fn plot_frame(view: &SubplotView<'_>, r: &Rect, reserve: f64) -> Option<Frame> {
+    let src = view.src;
     // Label areas: the x area has a fixed height; the y area depends on the y tick labels.
     let axis_label_band = |label: &str| {
         if label.is_empty() {
@@ -678,10 +757,14 @@ fn draw_subplot(
         }
     };
     let hide_axes = src.hide_axes;
+    let x_labels = match upright_categories(view, r.width()) {
+        Some(widest) => widest + pt(TICK_GAP_PT),
+        None => pt(TICK_LABEL_PT * 1.25),
+    };
     let x_area = if hide_axes {
         0.0
     } else {
-        pt(TICK_LENGTH_PT + TICK_GAP_PT + TICK_LABEL_PT * 1.25) + axis_label_band(&view.x.label)
+        pt(TICK_LENGTH_PT + TICK_GAP_PT) + x_labels + axis_label_band(&view.x.label)
     };
     let plot_y0 = r.y0 + pt(PLOT_TOP_PAD_PT);
     let plot_y1 = r.y1 - x_area;
@@ -708,12 +791,12 @@ fn draw_subplot(
     let plot = Rect {
         x0: r.x0 + y_area,
         y0: plot_y0,
-        x1: r.x1 - pt(PLOT_RIGHT_PAD_PT),
+        x1: r.x1 - pt(PLOT_RIGHT_PAD_PT) - reserve,
         y1: plot_y1,
     };
     if plot.width() < pt(10.0) || plot.height() < pt(10.0) {
         // Too small to draw anything legible; the figure size is the caller's choice.
-        return Ok(());
+        return None;
     }
     if src.equal_aspect {
         let ux = (x_range.1 - x_range.0) / plot.width();
@@ -728,11 +811,65 @@ fn draw_subplot(
             x_range = (mid - half, mid + half);
         }
     }
-    let frame = Frame {
+    Some(Frame {
         rect: plot,
         x_range,
         y_range,
+    })
+}
+
+/// A legend box of `(w, h)` with its margins, as fractions of the plot's width and height.
+fn legend_fraction((w, h): (f64, f64), plot: &Rect) -> (f64, f64) {
+    let margin = pt(LEGEND_MARGIN_PT) * 2.0;
+    ((w + margin) / plot.width(), (h + margin) / plot.height())
+}
+
+fn draw_subplot(
+    painter: &mut Painter<'_>,
+    index: usize,
+    view: &SubplotView<'_>,
+    cell: Rect,
+) -> Result<(), FigureError> {
+    let mut r = cell.inset(pt(OUTER_MARGIN_PT / 2.0));
+    let src = view.src;
+    if !src.title.is_empty() {
+        r.y0 = title_lines(
+            painter,
+            TextRole::SubplotTitle,
+            &src.title,
+            SUBPLOT_TITLE_PT,
+            &r,
+        )?;
+    }
+    let strips: Vec<f64> = view.colorbars.iter().map(colorbar_strip_width).collect();
+    r.x1 -= strips.iter().sum::<f64>();
+
+    // The legend goes in the corner it covers least, or outside on the right (the plot then
+    // narrows for it).
+    let legend = if src.legend { legend_size(view) } else { None };
+    let Some(mut frame) = plot_frame(view, &r, 0.0) else {
+        return Ok(());
     };
+    let mut place = legend.map(|size| view.legend_place(legend_fraction(size, &frame.rect)));
+    if let (Some(LegendPlace::Outside), Some((w, _))) = (place, legend) {
+        match plot_frame(view, &r, w + pt(LEGEND_MARGIN_PT)) {
+            Some(narrowed) if narrowed.rect.width() >= 0.6 * frame.rect.width() => {
+                frame = narrowed;
+            }
+            // No room beside the plot: inside after all, in the corner that covers least.
+            _ => {
+                let frac = legend_fraction(legend.unwrap_or_default(), &frame.rect);
+                place = Some(LegendPlace::Corner(view.least_covered_corner(frac).0));
+            }
+        }
+    }
+    let plot = frame.rect;
+    let (x_range, y_range) = (frame.x_range, frame.y_range);
+    painter.record.borrow_mut().plots.push(PlotBox {
+        subplot: index,
+        rect: plot,
+    });
+    let hide_axes = src.hide_axes;
     let x_ticks = axis_ticks(
         &view.x,
         x_range,
@@ -773,11 +910,12 @@ fn draw_subplot(
         draw_axes(painter, view, &frame, &x_ticks, &y_ticks, &r)?;
     }
 
-    if src.legend {
-        draw_legend(painter, view, &plot)?;
+    if let (Some(place), Some(size)) = (place, legend) {
+        draw_legend(painter, index, view, &frame, place, size)?;
     }
 
-    let mut x = plot.x1 + pt(PLOT_RIGHT_PAD_PT);
+    // Colorbars start where the cell's drawing area ends (beyond the legend, when outside).
+    let mut x = r.x1;
     for (spec, w) in view.colorbars.iter().zip(&strips) {
         draw_colorbar(painter, spec, x, plot.y0, plot.y1)?;
         x += w;
@@ -797,6 +935,7 @@ fn draw_axes(
     let plot = frame.rect;
     painter.rect(&plot, None, Some((Rgba::BLACK, FRAME_WIDTH_PT)))?;
     let tick = pt(TICK_LENGTH_PT);
+    let upright = upright_categories(view, r.width()).is_some();
     for t in x_ticks {
         let (x, _) = frame.map((t.position, frame.y_range.0));
         painter.path(
@@ -804,13 +943,28 @@ fn draw_axes(
             Rgba::BLACK,
             FRAME_WIDTH_PT,
         )?;
+        // A label at either end of the axis stays inside the cell (no clipped "1.(").
+        let half = text_width(&t.label, pt(TICK_LABEL_PT)) / 2.0;
+        let label_x = x.min(r.x1 - half).max(r.x0 + half);
+        let (at, anchor) = if upright {
+            (
+                (x, plot.y1 + tick + pt(TICK_GAP_PT)),
+                (HPos::Right, VPos::Center),
+            )
+        } else {
+            (
+                (label_x, plot.y1 + tick + pt(TICK_GAP_PT)),
+                (HPos::Center, VPos::Top),
+            )
+        };
         painter.text(
+            TextRole::TickLabel,
             &t.label,
-            (x, plot.y1 + tick + pt(TICK_GAP_PT)),
+            at,
             TICK_LABEL_PT,
             Rgba::BLACK,
-            (HPos::Center, VPos::Top),
-            false,
+            anchor,
+            upright,
         )?;
     }
     for t in y_ticks {
@@ -821,6 +975,7 @@ fn draw_axes(
             FRAME_WIDTH_PT,
         )?;
         painter.text(
+            TextRole::TickLabel,
             &t.label,
             (plot.x0 - tick - pt(TICK_GAP_PT), y),
             TICK_LABEL_PT,
@@ -830,6 +985,7 @@ fn draw_axes(
         )?;
     }
     painter.text(
+        TextRole::AxisLabel,
         &view.x.label,
         ((plot.x0 + plot.x1) / 2.0, r.y1 - pt(AXIS_LABEL_PT * 0.75)),
         AXIS_LABEL_PT,
@@ -838,6 +994,7 @@ fn draw_axes(
         false,
     )?;
     painter.text(
+        TextRole::AxisLabel,
         &view.y.label,
         (r.x0 + pt(AXIS_LABEL_PT * 0.75), (plot.y0 + plot.y1) / 2.0),
         AXIS_LABEL_PT,
@@ -1009,6 +1166,7 @@ fn draw_item(
                 let q = frame.map(p);
                 if in_rect(q, clip) && !node.label.is_empty() {
                     painter.text(
+                        TextRole::Annotation,
                         &node.label,
                         (q.0 + pt(node.radius_pt + 2.0), q.1),
                         *label_size_pt,
@@ -1027,6 +1185,7 @@ fn draw_item(
                 TextAnchor::Right => HPos::Right,
             };
             painter.text(
+                TextRole::Annotation,
                 &src.text,
                 q,
                 src.size_pt,
@@ -1045,9 +1204,18 @@ fn draw_item(
                 src.width_pt,
                 src.dash,
             )?;
-            painter.text(
+            // Labels of nearby reference lines stack instead of printing over each other.
+            let step = pt(TICK_LABEL_PT * LINE_HEIGHT);
+            let at = painter.free_spot(
                 &src.label,
                 (x1 - pt(3.0), py - pt(2.0)),
+                (0.0, -step),
+                |at| text_box(&src.label, at, pt(TICK_LABEL_PT), (1, 1), false),
+            );
+            painter.text(
+                TextRole::Annotation,
+                &src.label,
+                at,
                 TICK_LABEL_PT,
                 src.color,
                 (HPos::Right, VPos::Bottom),
@@ -1064,9 +1232,17 @@ fn draw_item(
                 src.width_pt,
                 src.dash,
             )?;
-            painter.text(
+            let step = pt(TICK_LABEL_PT * LINE_HEIGHT);
+            let at = painter.free_spot(
                 &src.label,
                 (px + pt(3.0), y0 + pt(3.0)),
+                (0.0, step),
+                |at| text_box(&src.label, at, pt(TICK_LABEL_PT), (-1, -1), false),
+            );
+            painter.text(
+                TextRole::Annotation,
+                &src.label,
+                at,
                 TICK_LABEL_PT,
                 src.color,
                 (HPos::Left, VPos::Top),
@@ -1289,6 +1465,7 @@ fn draw_colorbar(
             FRAME_WIDTH_PT,
         )?;
         painter.text(
+            TextRole::TickLabel,
             &t.label,
             (bar.x1 + pt(TICK_LENGTH_PT + TICK_GAP_PT), y),
             TICK_LABEL_PT,
@@ -1299,6 +1476,7 @@ fn draw_colorbar(
         label_w = label_w.max(text_width(&t.label, pt(TICK_LABEL_PT)));
     }
     painter.text(
+        TextRole::AxisLabel,
         &spec.label,
         (
             bar.x1 + pt(TICK_LENGTH_PT + 2.0 * TICK_GAP_PT) + label_w + pt(AXIS_LABEL_PT * 0.7),
@@ -1311,39 +1489,44 @@ fn draw_colorbar(
     )
 }
 
+/// Draws the legend at `place` (a corner of the plot, or to its right) and records its box
+/// with the data points it covers.
 fn draw_legend(
     painter: &Painter<'_>,
+    index: usize,
     view: &SubplotView<'_>,
-    plot: &Rect,
+    frame: &Frame,
+    place: LegendPlace,
+    (w, h): (f64, f64),
 ) -> Result<(), FigureError> {
+    let plot = &frame.rect;
     let entries = legend_entries(view);
-    if entries.is_empty() {
-        return Ok(());
-    }
     let row = pt(LEGEND_PT * 1.5);
-    let pad = pt(4.0);
-    let sample_w = pt(16.0);
-    let text_w = entries
-        .iter()
-        .map(|(_, t)| text_width(&rich::plain(t), pt(LEGEND_PT)))
-        .fold(0.0, f64::max);
-    let w = pad + sample_w + pt(4.0) + text_w + pad;
-    let h = pad * 2.0 + row * entries.len() as f64;
-    let (right, top) = match view.legend_corner() {
-        LegendCorner::TopRight => (true, true),
-        LegendCorner::TopLeft => (false, true),
-        LegendCorner::BottomRight => (true, false),
-        LegendCorner::BottomLeft => (false, false),
-    };
-    let x0 = if right {
-        plot.x1 - pt(6.0) - w
-    } else {
-        plot.x0 + pt(6.0)
-    };
-    let y0 = if top {
-        plot.y0 + pt(6.0)
-    } else {
-        plot.y1 - pt(6.0) - h
+    let pad = pt(LEGEND_PAD_PT);
+    let sample_w = pt(LEGEND_SAMPLE_PT);
+    let margin = pt(LEGEND_MARGIN_PT);
+    let (x0, y0) = match place {
+        LegendPlace::Outside => (plot.x1 + margin, plot.y0),
+        LegendPlace::Corner(corner) => {
+            let (right, top) = match corner {
+                LegendCorner::TopRight => (true, true),
+                LegendCorner::TopLeft => (false, true),
+                LegendCorner::BottomRight => (true, false),
+                LegendCorner::BottomLeft => (false, false),
+            };
+            (
+                if right {
+                    plot.x1 - margin - w
+                } else {
+                    plot.x0 + margin
+                },
+                if top {
+                    plot.y0 + margin
+                } else {
+                    plot.y1 - margin - h
+                },
+            )
+        }
     };
     let boxr = Rect {
         x0,
@@ -1351,6 +1534,17 @@ fn draw_legend(
         x1: x0 + w,
         y1: y0 + h,
     };
+    let samples = view.normalized_samples();
+    let covered = samples
+        .iter()
+        .filter(|&&(u, v)| boxr.contains((plot.x0 + u * plot.width(), plot.y1 - v * plot.height())))
+        .count();
+    painter.record.borrow_mut().legends.push(LegendBox {
+        subplot: index,
+        rect: boxr,
+        covered,
+        total: samples.len(),
+    });
     painter.rect(
         &boxr,
         Some(Rgba::WHITE.with_alpha(220)),
@@ -1382,6 +1576,7 @@ fn draw_legend(
             )?,
         }
         painter.text(
+            TextRole::Legend,
             text,
             (sx + sample_w + pt(4.0), cy),
             LEGEND_PT,

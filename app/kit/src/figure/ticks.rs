@@ -40,10 +40,19 @@ pub fn nice_step(span: f64, target: usize) -> f64 {
 
 /// Multiples of a nice step inside `lo..=hi` (about `target` of them), labelled.
 pub fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<Tick> {
+    ticks_with_step(lo, hi, nice_step(hi - lo, target))
+}
+
+/// Like [`linear_ticks`], with whole-number steps (1, 2, 5, 10, …) for axes of counts.
+pub fn integer_ticks(lo: f64, hi: f64, target: usize) -> Vec<Tick> {
+    ticks_with_step(lo, hi, nice_step(hi - lo, target).max(1.0))
+}
+
+/// Multiples of `step` inside `lo..=hi`, labelled (none for an empty or non-finite range).
+fn ticks_with_step(lo: f64, hi: f64, step: f64) -> Vec<Tick> {
     if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
         return Vec::new();
     }
-    let step = nice_step(hi - lo, target);
     let first = (lo / step).ceil();
     let last = (hi / step).floor();
     if !(first.is_finite() && last.is_finite()) || last - first > 1000.0 {
@@ -170,6 +179,7 @@ pub(crate) fn axis_ticks(
             .collect();
     }
     match axis.scale {
+        Scale::Linear if axis.integer => integer_ticks(range.0, range.1, target),
         Scale::Linear => linear_ticks(range.0, range.1, target),
         Scale::Log10 => log_ticks(range.0, range.1, target),
     }
@@ -197,6 +207,20 @@ mod tests {
         assert_eq!(format_number(2.5e-7, 1e-7), "2.5e-7");
         assert_eq!(format_number(-0.0, 0.1), "0.0");
         assert_eq!(format_number(1e-18, 0.5), "0.0");
+    }
+
+    #[test]
+    fn integer_ticks_never_step_below_one() {
+        let labels: Vec<String> = integer_ticks(-0.2, 3.2, 8)
+            .into_iter()
+            .map(|t| t.label)
+            .collect();
+        assert_eq!(labels, ["0", "1", "2", "3"]);
+        let wide: Vec<String> = integer_ticks(0.0, 100.0, 5)
+            .into_iter()
+            .map(|t| t.label)
+            .collect();
+        assert_eq!(wide, ["0", "20", "40", "60", "80", "100"]);
     }
 
     #[test]

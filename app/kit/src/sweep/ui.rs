@@ -7,12 +7,17 @@ use super::{
 };
 use super::{SweepRun, start_sweep_run};
 use crate::figure::{
-    Dash, ErrorBars, Figure, FigureViewState, Heatmap, Line, Rgba, Subplot, show_figure,
+    Dash, ErrorBars, Figure, FigureViewState, Heatmap, Item, Line, Rgba, Subplot, show_figure,
 };
 use crate::jobs::JobBoard;
 use crate::panel::Panel;
 use crate::project::PaneId;
 use crate::widgets::{labelled, labelled_inline};
+
+/// Height of one row of a sweep figure's subplots on screen, in points.
+const SWEEP_ROW_HEIGHT: f32 = 240.0;
+/// Height of a sweep figure's title on screen, in points.
+const SWEEP_TITLE_HEIGHT: f32 = 30.0;
 
 /// One axis of the new-sweep form.
 #[derive(Clone, Debug, PartialEq)]
@@ -383,7 +388,10 @@ fn sweep_ui(
     if !run.doc.results.is_empty() {
         let figure = sweep_figure(&run.doc, support);
         let state = forms.views.entry((pane, run.doc.name.clone())).or_default();
-        ui.allocate_ui(egui::vec2(ui.available_width(), 320.0), |ui| {
+        // Each row of subplots gets a legible height; the sweeps view scrolls.
+        let rows = figure.layout().0 as f32;
+        let height = SWEEP_ROW_HEIGHT * rows + SWEEP_TITLE_HEIGHT;
+        ui.allocate_ui(egui::vec2(ui.available_width(), height), |ui| {
             show_figure(ui, &figure, state);
         });
         results_table(ui, &run.doc);
@@ -493,9 +501,10 @@ pub fn sweep_figure(doc: &SweepDoc, support: &SweepSupport) -> Figure {
         return figure;
     };
     for output in &doc.outputs {
-        let mut subplot = Subplot::new(label_of(support, output))
-            .x_label(label_of(support, &first.param))
-            .y_label(label_of(support, output));
+        // The subplot's title names the output, so its y axis needs no second, rotated copy
+        // (which overran the title in small subplots).
+        let mut subplot =
+            Subplot::new(label_of(support, output)).x_label(label_of(support, &first.param));
         let second = doc.axes.get(1);
         match (second, doc.view) {
             (Some(second), TwoDimView::Heatmap) => {
@@ -540,18 +549,24 @@ pub fn sweep_figure(doc: &SweepDoc, support: &SweepSupport) -> Figure {
                         .iter()
                         .filter(|p| (p.coords[1] - value).abs() < 1e-12)
                         .collect();
-                    subplot = subplot.with(series_bars(
+                    for item in series_items(
                         &format!("{} = {value}", label_of(support, &second.param)),
                         &series,
                         output,
                         Rgba::cycle(index),
-                    ));
+                    ) {
+                        subplot = subplot.with(item);
+                    }
                 }
                 subplot = subplot.legend(true);
             }
             (None, _) => {
                 let series: Vec<_> = points.iter().collect();
-                subplot = subplot.with(series_bars(output, &series, output, Rgba::cycle(0)));
+                for item in
+                    series_items(&label_of(support, output), &series, output, Rgba::cycle(0))
+                {
+                    subplot = subplot.with(item);
+                }
             }
         }
         if doc.view == TwoDimView::Lines || doc.axes.len() == 1 {
@@ -576,12 +591,14 @@ pub fn sweep_figure(doc: &SweepDoc, support: &SweepSupport) -> Figure {
     figure
 }
 
-fn series_bars(
+/// One series of a sweep: a line through the means (named, for the legend) and the ± one
+/// standard deviation bars over repeats (unnamed), in one colour.
+fn series_items(
     name: &str,
     points: &[&super::AggregatedPoint],
     output: &str,
     color: Rgba,
-) -> ErrorBars {
+) -> [Item; 2] {
     let mut rows: Vec<(f64, f64, f64)> = points
         .iter()
         .filter_map(|p| {
@@ -594,5 +611,8 @@ fn series_bars(
     let xs: Vec<f64> = rows.iter().map(|r| r.0).collect();
     let ys: Vec<f64> = rows.iter().map(|r| r.1).collect();
     let errs: Vec<f64> = rows.iter().map(|r| r.2).collect();
-    ErrorBars::new(name, xs, ys, errs).color(color)
+    [
+        Line::new(name, xs.clone(), ys.clone()).color(color).into(),
+        ErrorBars::new("", xs, ys, errs).color(color).into(),
+    ]
 }

@@ -60,7 +60,7 @@ pub fn graph_figure(r: &ExploreResult) -> Figure {
             }
         })
         .collect();
-    let bars = Subplot::new("SC(v) = [exp A]_vv (marked in red)")
+    let bars = Subplot::new("SC(v) = [exp A]_{vv} (marked in red)")
         .x_label("node")
         .y_label("SC(v)")
         .legend(false)

@@ -48,8 +48,10 @@ pub fn comparison(result: &CompareResult) -> Figure {
     if result.constant_energy_mae.is_finite() {
         energy_plot = energy_plot.hline(result.constant_energy_mae, "training mean");
     }
+    // Tall enough for the upright method names under the bars.
     Figure::new("PIWSL: supervised against physics-informed weak supervision, with baselines")
         .grid(2, 2)
+        .size_in(9.0, 8.0)
         .subplot(force_plot)
         .subplot(energy_plot)
         .subplot(md)
@@ -187,9 +189,12 @@ pub fn field(result: &CompareResult) -> Figure {
     )
     .color(Rgba::rgb(0xff, 0xff, 0xff))
     .width_pt(2.0);
+    // Two maps a row, each with its colour bar, so that equal aspect leaves them legible.
+    let rows = (1 + f.learned.len()).div_ceil(2);
     let mut fig =
         Figure::new("Reference energy with the A→B→C triangle; learned forces and their curl")
-            .grid(1, 1 + f.learned.len())
+            .grid(rows, 2)
+            .size_in(9.0, 3.8 * rows as f64 + 0.5)
             .subplot(
                 Subplot::new("Reference energy, A→B→C")
                     .x_label("x")

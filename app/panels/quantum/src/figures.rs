@@ -31,7 +31,7 @@ type Metric = (&'static str, &'static str, fn(&ScoreStats) -> Stat);
 
 /// The metrics drawn side by side.
 pub const METRICS: [Metric; 3] = [
-    ("Correlations C_ij", "RMSE of C_ij (held-out)", |s| {
+    ("Correlations C_{ij}", "RMSE of C_{ij} (held-out)", |s| {
         s.rmse_correlation
     }),
     ("Rényi-2 entropies", "RMSE of S₂ (bits, held-out)", |s| {
@@ -153,7 +153,7 @@ fn matrix_subplot(title: &str, m: &DMatrix<f64>) -> Subplot {
             Heatmap::new(title, extent, extent, l, l, values)
                 .colormap(Colormap::RdBu)
                 .value_range(-1.0, 1.0)
-                .colorbar_label("C_ij"),
+                .colorbar_label("C_{ij}"),
         )
 }
 
@@ -170,7 +170,7 @@ pub fn correlation_figure(comparison: &Comparison, learner: Learner) -> Figure {
         let pairs = (l * (l - 1) / 2).max(1) as f64;
         ((m - &held.exact).norm_squared() / (2.0 * pairs)).sqrt()
     };
-    Figure::new("One held-out chain: C_ij = ⅓⟨XX + YY + ZZ⟩")
+    Figure::new("One held-out chain: C_{ij} = ⅓⟨XX + YY + ZZ⟩")
         .grid(1, 3)
         .size_in(15.0, 4.6)
         .subplot(matrix_subplot("Exact (Lanczos)", &held.exact))
@@ -405,7 +405,7 @@ pub fn shadows_figure(study: &Study) -> Figure {
                     .with(Line::new("⟨Z₀Z₁⟩", ms.clone(), zz).color(Rgba::rgb(0x2c, 0xa0, 0x2c)))
                     .with(Line::new("C₀₁", ms, c).color(Rgba::rgb(0x94, 0x67, 0xbd)))
                     .hline(pauli_bound(2), "bound 3² (2-local string)")
-                    .hline(3.0, "bound 3 (C_ij)"),
+                    .hline(3.0, "bound 3 (C_{ij})"),
             );
         } else {
             let ms: Vec<f64> = study.points.iter().map(|p| p.snapshots as f64).collect();

@@ -13,7 +13,7 @@ use super::QuantumParams;
 
 /// The metrics: key suffix and label.
 const METRICS: [(&str, &str); 3] = [
-    ("rmse_correlation", "RMSE of C_ij"),
+    ("rmse_correlation", "RMSE of C_{ij}"),
     ("rmse_entropy", "RMSE of S₂ (bits)"),
     ("phase_accuracy", "TFIM phase accuracy"),
 ];

@@ -17,6 +17,15 @@ pub struct Table<'a> {
     pub scores: &'a BTreeMap<String, BTreeMap<Task, Stats>>,
 }
 
+/// An agent's name as a reader writes it (the legend has room for it).
+fn display_name(agent: &str) -> String {
+    match agent {
+        "wsls" => "WSLS".into(),
+        "q_learning" => "Q-learning".into(),
+        other => other.replace('_', " "),
+    }
+}
+
 /// A short tick label for an agent (the bars' x axis has room for about eight characters).
 fn short_name(agent: &str) -> String {
     match agent {
@@ -123,11 +132,19 @@ pub fn radar(table: &Table<'_>, settings: &Settings) -> Figure {
             let r = (normalized(tasks[k], settings, s.mean) / 100.0).clamp(0.0, 1.0);
             Some((r * angle(k).cos(), r * angle(k).sin()))
         };
+        // The agent's name goes on its first item only (one legend entry per agent).
+        let label = |named: bool| {
+            if named {
+                String::new()
+            } else {
+                display_name(a)
+            }
+        };
         let mut named = false;
         for run in outline_runs(n, |k| t.contains_key(&tasks[k])) {
             let (xs, ys): (Vec<f64>, Vec<f64>) = run.iter().filter_map(|&k| point(k)).unzip();
             sp.push(
-                Line::new(if named { String::new() } else { a.clone() }, xs, ys)
+                Line::new(label(named), xs, ys)
                     .color(Rgba::cycle(i))
                     .width_pt(1.5),
             );
@@ -135,7 +152,7 @@ pub fn radar(table: &Table<'_>, settings: &Settings) -> Figure {
         }
         let (xs, ys): (Vec<f64>, Vec<f64>) = (0..n).filter_map(point).unzip();
         sp.push(
-            Scatter::new(if named { String::new() } else { a.clone() }, xs, ys)
+            Scatter::new(label(named), xs, ys)
                 .color(Rgba::cycle(i))
                 .size_pt(3.0),
         );
