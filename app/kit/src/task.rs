@@ -408,6 +408,16 @@ impl<K: Clone + PartialEq + std::fmt::Debug, L: Live, R: Send + 'static> Task<K,
         clicked
     }
 
+    /// Where the result will appear while there is none: what is happening while a job runs
+    /// (its progress bar is with the controls), else `idle` (what to press to get one).
+    pub fn placeholder(&self, ui: &mut egui::Ui, idle: &str) {
+        if self.is_running() {
+            ui.label("Computing… the results appear here when the run finishes.");
+        } else {
+            ui.label(idle);
+        }
+    }
+
     /// The last failure, "Cancelled" after a stopped run, and the "settings changed" note,
     /// without buttons.
     pub fn status(&self, ui: &mut egui::Ui, current: &K) {

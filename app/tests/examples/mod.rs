@@ -1,6 +1,7 @@
 //! Every project in `projects/` runs headless through `benchtop run` (at its `test` preset's
-//! size where it has one), exports figures with provenance, and meets the known answers its
-//! panel's tests check.
+//! size where it has one), exports figures with provenance, passes the figure check
+//! (`--check-figures`: no overlapping or clipped text, no legend over the data, no internal
+//! keys shown, …) and meets the known answers its panel's tests check.
 
 use std::path::{Path, PathBuf};
 
@@ -66,13 +67,13 @@ pub fn run_example(name: &str) {
         .join("projects")
         .join(format!("{name}.ron"));
     let doc = benchtop::catalog::ProjectDoc::load(&project).expect("the example parses");
-    let preset: &[&str] = if doc.presets.contains_key("test") {
-        &["--preset", "test"]
+    let args: &[&str] = if doc.presets.contains_key("test") {
+        &["--preset", "test", "--check-figures"]
     } else {
-        &[]
+        &["--check-figures"]
     };
     let out = tempfile::tempdir().expect("temporary folder");
-    let summary = run_project(&project, out.path(), preset);
+    let summary = run_project(&project, out.path(), args);
     assert!(
         summary["panels"].as_array().is_some_and(|p| !p.is_empty()),
         "{summary}"

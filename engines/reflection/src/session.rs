@@ -389,7 +389,7 @@ impl Session {
                 let hidden = Hidden {
                     best: Some(best),
                     value: p,
-                    label: format!("p(right) = {p}"),
+                    label: format!("p(right) = {p:.2}"),
                 };
                 (Stimulus::Arms, msg, hidden)
             }

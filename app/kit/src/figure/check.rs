@@ -339,6 +339,26 @@ mod tests {
         );
         let record = export_layout(&figure, &options()).expect("lays out");
         assert!(record.legends[0].rect.x1 < record.plots[0].rect.x1);
+        // Three plots a row with long entries: no room beside, so below in columns.
+        let mut figure = Figure::new("").grid(1, 3).size_in(9.0, 3.2);
+        for _ in 0..3 {
+            let mut subplot = Subplot::new("Dense").legend(true);
+            for k in 0..4 {
+                let xs: Vec<f64> = (0..200).map(f64::from).collect();
+                let ys: Vec<f64> = xs.iter().map(|x| (x * 0.05 + f64::from(k)).sin()).collect();
+                subplot = subplot.with(Line::new(format!("a long series name number {k}"), xs, ys));
+            }
+            figure = figure.subplot(subplot);
+        }
+        let record = export_layout(&figure, &options()).expect("lays out");
+        for (legend, plot) in record.legends.iter().zip(&record.plots) {
+            assert!(legend.rect.y0 > plot.rect.y1, "{legend:?} {plot:?}");
+            assert_eq!(legend.covered, 0);
+        }
+        assert_eq!(
+            check_figure(&figure, &options()).expect("lays out"),
+            Vec::<String>::new()
+        );
         assert_eq!(record.legends[0].covered, 0);
     }
 }

@@ -1085,7 +1085,7 @@ fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect, place: Legend
     }
     let clip = match place {
         LegendPlace::Corner(_) => frame,
-        LegendPlace::Outside => ui.max_rect(),
+        LegendPlace::Outside | LegendPlace::Below => ui.max_rect(),
     };
     let painter = ui.painter().with_clip_rect(clip);
     // Smaller text in a small plot, so that the legend keeps to about 40 % of its height.
@@ -1105,7 +1105,7 @@ fn draw_legend(ui: &egui::Ui, view: &SubplotView<'_>, frame: Rect, place: Legend
     );
     let margin = LEGEND_MARGIN;
     let min = match place {
-        LegendPlace::Outside => pos2(frame.max.x + margin, frame.min.y),
+        LegendPlace::Outside | LegendPlace::Below => pos2(frame.max.x + margin, frame.min.y),
         LegendPlace::Corner(LegendCorner::TopRight) => {
             pos2(frame.max.x - margin - size.x, frame.min.y + margin)
         }

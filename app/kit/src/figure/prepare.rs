@@ -15,6 +15,9 @@ use super::model::{
 /// Fraction of the data span added on each side of automatic ranges (not with heatmaps).
 const AUTO_PADDING: f64 = 0.05;
 
+/// Room kept right of a labelled graph's rightmost node, as a fraction of the nodes' width.
+const GRAPH_LABEL_ROOM: f64 = 0.1;
+
 /// One axis as drawn.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct AxisView {
@@ -340,6 +343,9 @@ pub(crate) enum LegendPlace {
     Corner(LegendCorner),
     /// Outside the plot area, to its right, at the top.
     Outside,
+    /// Below the plot and its x axis, in columns (the file renderer's choice when there is no
+    /// room beside the plot; the screen then uses the corner that covers least).
+    Below,
 }
 
 /// What a legend entry shows beside its text: a line sample, a marker or a filled patch.
@@ -928,6 +934,17 @@ fn prepare_subplot<'a>(
                 for (p, _) in &nodes {
                     x_ext.add(p.0);
                     y_ext.add(p.1);
+                }
+                // Node labels sit to the right of their node: room for them inside the plot.
+                if nodes.iter().any(|(_, n)| !n.label.is_empty()) {
+                    let (lo, hi) = nodes
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |a, (p, _)| {
+                            (a.0.min(p.0), a.1.max(p.0))
+                        });
+                    if hi > lo {
+                        x_ext.add(hi + GRAPH_LABEL_ROOM * (hi - lo));
+                    }
                 }
                 items.push(ItemView::Graph {
                     edges,

@@ -45,6 +45,7 @@ const LEGEND_PT: f64 = 8.5;
 const LEGEND_PAD_PT: f64 = 4.0;
 const LEGEND_SAMPLE_PT: f64 = 16.0;
 const LEGEND_MARGIN_PT: f64 = 6.0;
+const LEGEND_COLUMN_GAP_PT: f64 = 10.0;
 const TICK_LENGTH_PT: f64 = 3.5;
 const TICK_GAP_PT: f64 = 2.5;
 const PLOT_RIGHT_PAD_PT: f64 = 10.0;
@@ -146,6 +147,7 @@ fn render_document(
                 units_per_pt: UNITS_PER_PT,
                 ..LayoutRecord::default()
             }),
+            clip: None,
         };
         painter.area.fill(&WHITE).map_err(draw_err)?;
         draw_figure(&mut painter, figure, &view.subplots, (width, height))?;
@@ -381,6 +383,8 @@ struct Painter<'a> {
     replacements: std::cell::RefCell<Vec<String>>,
     /// Where every text, legend and plot area went, for the figure check.
     record: std::cell::RefCell<LayoutRecord>,
+    /// The clip rectangle in force (a plot area while its items are drawn).
+    clip: Option<Rect>,
 }
 
 impl Painter<'_> {
@@ -398,6 +402,7 @@ impl Painter<'_> {
     }
 
     fn begin_clip(&mut self, r: &Rect) -> Result<(), FigureError> {
+        self.clip = Some(*r);
         let id = format!("benchtop-clip-{}", self.replacements.borrow().len());
         self.splice(format!(
             "<clipPath id=\"{id}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath>\n<g clip-path=\"url(#{id})\">\n",
@@ -409,6 +414,7 @@ impl Painter<'_> {
     }
 
     fn end_clip(&mut self) -> Result<(), FigureError> {
+        self.clip = None;
         self.splice("</g>\n".to_owned())
     }
 
@@ -608,11 +614,18 @@ impl Painter<'_> {
                 VPos::Bottom => 1,
             },
         );
-        self.record.borrow_mut().texts.push(TextBox {
+        let boxed = TextBox {
             role,
             text: text.to_owned(),
             rect: text_box(text, at, pt(size_pt), anchor, rotated),
-        });
+        };
+        let mut record = self.record.borrow_mut();
+        if let Some(clip) = self.clip
+            && !clip.contains_rect(&boxed.rect, pt(1.0))
+        {
+            record.clipped.push(boxed.clone());
+        }
+        record.texts.push(boxed);
         if rich::has_markup(text) {
             return self.splice(rich_text_element(text, at, pt(size_pt), c, (h, v), rotated));
         }
@@ -718,22 +731,41 @@ fn colorbar_strip_width(spec: &ColorbarSpec) -> f64 {
 
 /// The legend's box size (width, height) in SVG units, `None` when it has no entries.
 fn legend_size(view: &SubplotView<'_>) -> Option<(f64, f64)> {
-    let entries = legend_entries(view);
-    if entries.is_empty() {
-        return None;
-    }
-    let text_w = entries
+    legend_grid_size(view, 1)
+}
+
+/// Width of one legend column (sample, gap, the widest entry), in SVG units.
+fn legend_column_width(view: &SubplotView<'_>) -> f64 {
+    let text_w = legend_entries(view)
         .iter()
         .map(|(_, t)| text_width(&rich::plain(t), pt(LEGEND_PT)))
         .fold(0.0, f64::max);
+    pt(LEGEND_SAMPLE_PT) + pt(4.0) + text_w
+}
+
+/// The legend's box size with its entries in `columns` columns (filled row by row).
+fn legend_grid_size(view: &SubplotView<'_>, columns: usize) -> Option<(f64, f64)> {
+    let n = legend_entries(view).len();
+    if n == 0 {
+        return None;
+    }
+    let columns = columns.clamp(1, n);
+    let rows = n.div_ceil(columns);
     Some((
-        pt(LEGEND_PAD_PT) * 2.0 + pt(LEGEND_SAMPLE_PT) + pt(4.0) + text_w,
-        pt(LEGEND_PAD_PT) * 2.0 + pt(LEGEND_PT * 1.5) * entries.len() as f64,
+        pt(LEGEND_PAD_PT) * 2.0
+            + legend_column_width(view) * columns as f64
+            + pt(LEGEND_COLUMN_GAP_PT) * (columns - 1) as f64,
+        pt(LEGEND_PAD_PT) * 2.0 + pt(LEGEND_PT * 1.5) * rows as f64,
     ))
 }
 
-/// The plot area and its mapping inside `r` (the cell below the title, colorbars taken off),
-/// with `reserve` units kept free on the right for a legend; `None` when too small to draw.
+/// How many legend columns fit across `width` (at least one).
+fn legend_columns_across(view: &SubplotView<'_>, width: f64) -> usize {
+    let column = legend_column_width(view) + pt(LEGEND_COLUMN_GAP_PT);
+    let inner = width - pt(LEGEND_PAD_PT) * 2.0 + pt(LEGEND_COLUMN_GAP_PT);
+    ((inner / column).floor() as usize).max(1)
+}
+
 /// When category names are too wide to sit side by side under a plot `width` wide, the
 /// widest name's width: they are then set upright (reading upwards) under their ticks.
 fn upright_categories(view: &SubplotView<'_>, width: f64) -> Option<f64> {
@@ -746,6 +778,8 @@ fn upright_categories(view: &SubplotView<'_>, width: f64) -> Option<f64> {
     (widest + pt(2.0 * TICK_GAP_PT) > spacing).then_some(widest)
 }
 
+/// The plot area and its mapping inside `r` (the cell below the title, colorbars taken off),
+/// with `reserve` units kept free on the right for a legend; `None` when too small to draw.
 fn plot_frame(view: &SubplotView<'_>, r: &Rect, reserve: f64) -> Option<Frame> {
     let src = view.src;
     // Label areas: the x area has a fixed height; the y area depends on the y tick labels.
@@ -844,20 +878,40 @@ fn draw_subplot(
     let strips: Vec<f64> = view.colorbars.iter().map(colorbar_strip_width).collect();
     r.x1 -= strips.iter().sum::<f64>();
 
-    // The legend goes in the corner it covers least, or outside on the right (the plot then
-    // narrows for it).
-    let legend = if src.legend { legend_size(view) } else { None };
+    // The legend goes in the corner it covers least; or beside the plot (which narrows for
+    // it); or, when that leaves too narrow a plot, below it in as many columns as fit (the
+    // plot shortens); or, when neither leaves a legible plot, in the corner it covers least.
+    let mut legend = if src.legend { legend_size(view) } else { None };
     let Some(mut frame) = plot_frame(view, &r, 0.0) else {
         return Ok(());
     };
+    let mut axes_area = r;
+    let mut columns = 1;
     let mut place = legend.map(|size| view.legend_place(legend_fraction(size, &frame.rect)));
     if let (Some(LegendPlace::Outside), Some((w, _))) = (place, legend) {
-        match plot_frame(view, &r, w + pt(LEGEND_MARGIN_PT)) {
-            Some(narrowed) if narrowed.rect.width() >= 0.6 * frame.rect.width() => {
-                frame = narrowed;
+        let beside = plot_frame(view, &r, w + pt(LEGEND_MARGIN_PT))
+            .filter(|narrowed| narrowed.rect.width() >= 0.6 * frame.rect.width());
+        let below_columns = legend_columns_across(view, r.width());
+        let below_size = legend_grid_size(view, below_columns).filter(|&(bw, _)| bw <= r.width());
+        let below = below_size.and_then(|(_, bh)| {
+            let shorter = Rect {
+                y1: r.y1 - bh - pt(LEGEND_MARGIN_PT),
+                ..r
+            };
+            plot_frame(view, &shorter, 0.0)
+                .filter(|f| f.rect.height() >= 0.5 * frame.rect.height())
+                .map(|f| (f, shorter))
+        });
+        match (beside, below) {
+            (Some(narrowed), _) => frame = narrowed,
+            (None, Some((shortened, shorter))) => {
+                frame = shortened;
+                axes_area = shorter;
+                columns = below_columns;
+                legend = below_size;
+                place = Some(LegendPlace::Below);
             }
-            // No room beside the plot: inside after all, in the corner that covers least.
-            _ => {
+            (None, None) => {
                 let frac = legend_fraction(legend.unwrap_or_default(), &frame.rect);
                 place = Some(LegendPlace::Corner(view.least_covered_corner(frac).0));
             }
@@ -907,11 +961,17 @@ fn draw_subplot(
     painter.end_clip()?;
 
     if !hide_axes {
-        draw_axes(painter, view, &frame, &x_ticks, &y_ticks, &r)?;
+        draw_axes(painter, view, &frame, &x_ticks, &y_ticks, &axes_area)?;
     }
 
     if let (Some(place), Some(size)) = (place, legend) {
-        draw_legend(painter, index, view, &frame, place, size)?;
+        let spot = LegendSpot {
+            place,
+            size,
+            columns,
+            below_y: axes_area.y1 + pt(LEGEND_MARGIN_PT),
+        };
+        draw_legend(painter, index, view, &frame, &spot)?;
     }
 
     // Colorbars start where the cell's drawing area ends (beyond the legend, when outside).
@@ -1204,21 +1264,25 @@ fn draw_item(
                 src.width_pt,
                 src.dash,
             )?;
-            // Labels of nearby reference lines stack instead of printing over each other.
+            // The label sits above the line, or below it when the plot's top is too close;
+            // labels of nearby reference lines stack instead of printing over each other.
             let step = pt(TICK_LABEL_PT * LINE_HEIGHT);
-            let at = painter.free_spot(
-                &src.label,
-                (x1 - pt(3.0), py - pt(2.0)),
-                (0.0, -step),
-                |at| text_box(&src.label, at, pt(TICK_LABEL_PT), (1, 1), false),
-            );
+            let above = py - pt(2.0) - step >= frame.rect.y0;
+            let (start, direction, v) = if above {
+                ((x1 - pt(3.0), py - pt(2.0)), -step, (VPos::Bottom, 1))
+            } else {
+                ((x1 - pt(3.0), py + pt(2.0)), step, (VPos::Top, -1))
+            };
+            let at = painter.free_spot(&src.label, start, (0.0, direction), |at| {
+                text_box(&src.label, at, pt(TICK_LABEL_PT), (1, v.1), false)
+            });
             painter.text(
                 TextRole::Annotation,
                 &src.label,
                 at,
                 TICK_LABEL_PT,
                 src.color,
-                (HPos::Right, VPos::Bottom),
+                (HPos::Right, v.0),
                 false,
             )?;
         }
@@ -1489,24 +1553,37 @@ fn draw_colorbar(
     )
 }
 
-/// Draws the legend at `place` (a corner of the plot, or to its right) and records its box
-/// with the data points it covers.
+/// Where and how a legend is drawn.
+struct LegendSpot {
+    place: LegendPlace,
+    /// Box size (width, height), SVG units.
+    size: (f64, f64),
+    /// Columns the entries fill, row by row.
+    columns: usize,
+    /// The top of a legend placed below the plot (under the x axis label).
+    below_y: f64,
+}
+
+/// Draws the legend at its spot (a corner of the plot, beside it or below it) and records its
+/// box with the data points it covers.
 fn draw_legend(
     painter: &Painter<'_>,
     index: usize,
     view: &SubplotView<'_>,
     frame: &Frame,
-    place: LegendPlace,
-    (w, h): (f64, f64),
+    spot: &LegendSpot,
 ) -> Result<(), FigureError> {
     let plot = &frame.rect;
+    let (w, h) = spot.size;
     let entries = legend_entries(view);
     let row = pt(LEGEND_PT * 1.5);
     let pad = pt(LEGEND_PAD_PT);
     let sample_w = pt(LEGEND_SAMPLE_PT);
     let margin = pt(LEGEND_MARGIN_PT);
-    let (x0, y0) = match place {
+    let column_w = legend_column_width(view) + pt(LEGEND_COLUMN_GAP_PT);
+    let (x0, y0) = match spot.place {
         LegendPlace::Outside => (plot.x1 + margin, plot.y0),
+        LegendPlace::Below => ((plot.x0 + plot.x1 - w) / 2.0, spot.below_y),
         LegendPlace::Corner(corner) => {
             let (right, top) = match corner {
                 LegendCorner::TopRight => (true, true),
@@ -1550,9 +1627,11 @@ fn draw_legend(
         Some(Rgba::WHITE.with_alpha(220)),
         Some((Rgba::rgb(0xAA, 0xAA, 0xAA), 0.5)),
     )?;
+    let columns = spot.columns.max(1);
     for (i, (sample, text)) in entries.iter().enumerate() {
-        let cy = boxr.y0 + pad + row * (i as f64 + 0.5);
-        let sx = boxr.x0 + pad;
+        let (r_i, c_i) = (i / columns, i % columns);
+        let cy = boxr.y0 + pad + row * (r_i as f64 + 0.5);
+        let sx = boxr.x0 + pad + column_w * c_i as f64;
         match *sample {
             LegendSample::Line(c, width, dash) => {
                 let whole = Rect {

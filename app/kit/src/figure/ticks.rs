@@ -125,11 +125,21 @@ pub fn log_ticks(lo: f64, hi: f64, target: usize) -> Vec<Tick> {
             })
             .collect();
     }
-    // Less than two decades: label the 1–9 multiples, or fall back to linear ticks in value.
+    // Less than two decades: label the 1–9 multiples (only 1, 2 and 5 when those would crowd
+    // the axis: the multiples bunch up towards each decade), or fall back to linear ticks.
+    let all_multiples = (lo.floor() as i64..=hi.ceil() as i64)
+        .flat_map(|k| (1..10).map(move |m| (m as f64 * 10f64.powi(k as i32)).log10()))
+        .filter(|&p| p >= lo && p <= hi)
+        .count();
+    let multiples: &[i32] = if all_multiples > target.max(1) {
+        &[1, 2, 5]
+    } else {
+        &[1, 2, 3, 4, 5, 6, 7, 8, 9]
+    };
     let mut ticks = Vec::new();
     for k in (lo.floor() as i64)..=(hi.ceil() as i64) {
-        for m in 1..10 {
-            let value = m as f64 * 10f64.powi(k as i32);
+        for &m in multiples {
+            let value = f64::from(m) * 10f64.powi(k as i32);
             let position = value.log10();
             if position >= lo && position <= hi {
                 ticks.push(Tick {

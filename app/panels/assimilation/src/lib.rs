@@ -268,11 +268,10 @@ impl AssimilationModel {
                         }
                         show_figure(ui, &figure, &mut model.plot);
                     }
-                    None => {
-                        ui.label(format!(
-                            "Press Assimilate to simulate {system} and run every method."
-                        ));
-                    }
+                    None => model.run.placeholder(
+                        ui,
+                        &format!("Press Assimilate to simulate {system} and run every method."),
+                    ),
                 }
             },
         );

@@ -35,6 +35,9 @@ pub struct VariantSummary {
     pub md_steps: Vec<f64>,
     /// Total training loss per epoch (at most 200 points).
     pub loss: Vec<f64>,
+    /// The epoch (from 1) of each loss point; empty in projects saved before it was kept.
+    #[serde(default)]
+    pub loss_epochs: Vec<f64>,
 }
 
 /// A learned force field on the 2-D slice.
@@ -202,6 +205,7 @@ pub fn run_compare(
         .map(|v| {
             let (md_steps, md_trace) = thin(&v.md.total_energy, 400);
             let totals: Vec<f64> = v.history.iter().map(|p| p.total()).collect();
+            let thinned_loss = thin(&totals, 200);
             VariantSummary {
                 name: v.name.clone(),
                 energy_mae: v.errors.energy_mae,
@@ -210,7 +214,8 @@ pub fn run_compare(
                 md_steps_stable: v.md.steps_stable,
                 md_trace,
                 md_steps,
-                loss: thin(&totals, 200).1,
+                loss: thinned_loss.1,
+                loss_epochs: thinned_loss.0.iter().map(|i| i + 1.0).collect(),
             }
         })
         .collect();

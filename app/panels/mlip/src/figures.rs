@@ -25,13 +25,18 @@ pub fn comparison(result: &CompareResult) -> Figure {
         .y_label("E_θ + kinetic (total energy)")
         .legend(true);
     let mut loss = Subplot::new("Training loss")
-        .x_label("Epoch (thinned)")
+        .x_label("Epoch")
         .y_label("Loss")
         .y_scale(Scale::Log10)
         .legend(true);
     for (k, v) in runs.iter().enumerate() {
         md.push(Line::new(v.name.clone(), v.md_steps.clone(), v.md_trace.clone()).color(colour(k)));
-        let xs: Vec<f64> = (0..v.loss.len()).map(|i| i as f64).collect();
+        // Projects saved before the epochs were kept show the points' indices from 1.
+        let xs: Vec<f64> = if v.loss_epochs.len() == v.loss.len() {
+            v.loss_epochs.clone()
+        } else {
+            (1..=v.loss.len()).map(|i| i as f64).collect()
+        };
         loss.push(Line::new(v.name.clone(), xs, v.loss.clone()).color(colour(k)));
     }
     let mut force_plot = Subplot::new("Force MAE (held out)")

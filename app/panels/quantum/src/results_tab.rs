@@ -55,31 +55,39 @@ fn show(
     }
 }
 
+/// A view of one learner's predictions: the header with the learner choice, then `figure`
+/// of the budget comparison for that learner.
+fn learner_view(
+    ui: &mut egui::Ui,
+    cx: &mut Cx<'_, QuantumModel>,
+    budget: &mut BudgetTab,
+    state: &mut FigureViewState,
+    figure: fn(&Comparison, Learner) -> Figure,
+) {
+    header(ui, cx, budget, true);
+    let learner = cx.view.learner;
+    show(ui, budget.result(), state, |c| Some(figure(c, learner)));
+}
+
 impl ResultsViews {
+    /// The Correlations tab: one held-out chain, truth against the chosen learner.
     pub(super) fn correlations_ui(
         &mut self,
         ui: &mut egui::Ui,
         cx: &mut Cx<'_, QuantumModel>,
         budget: &mut BudgetTab,
     ) {
-        header(ui, cx, budget, true);
-        let learner = cx.view.learner;
-        show(ui, budget.result(), &mut self.correlations, |c| {
-            Some(correlation_figure(c, learner))
-        });
+        learner_view(ui, cx, budget, &mut self.correlations, correlation_figure);
     }
 
+    /// The Phases tab: predicted against exact TFIM phases for the chosen learner.
     pub(super) fn phases_ui(
         &mut self,
         ui: &mut egui::Ui,
         cx: &mut Cx<'_, QuantumModel>,
         budget: &mut BudgetTab,
     ) {
-        header(ui, cx, budget, true);
-        let learner = cx.view.learner;
-        show(ui, budget.result(), &mut self.phases, |c| {
-            Some(phase_figure(c, learner))
-        });
+        learner_view(ui, cx, budget, &mut self.phases, phase_figure);
     }
 
     pub(super) fn randomisation_ui(

@@ -169,10 +169,12 @@ pub fn series(result: &RunResult, i: usize) -> Figure {
                 .size_pt(4.0)
                 .marker(Marker::Cross),
         );
+    // Tall enough that the six-entry legend fits under the series when no corner is free.
     Figure::new(d.name.clone())
         .subplot(fit)
         .subplot(weights)
         .grid(2, 1)
+        .size_in(6.4, 7.6)
 }
 
 /// A regular grid of locations: columns, rows, and the x and y extents of its cells.

@@ -305,7 +305,10 @@ impl WatermarkModel {
 
     fn texts_view(&mut self, ui: &mut egui::Ui, cx: &Cx<'_, Self>) {
         let Some(r) = self.run.result() else {
-            ui.label("Press \"Generate and detect\" to generate plain and watermarked texts.");
+            self.run.placeholder(
+                ui,
+                "Press \"Generate and detect\" to generate plain and watermarked texts.",
+            );
             return;
         };
         let e = &r.example;
@@ -340,7 +343,8 @@ impl WatermarkModel {
 
     fn evaluation_view(&mut self, ui: &mut egui::Ui, cx: &Cx<'_, Self>) {
         let Some(r) = self.run.result() else {
-            ui.label("Press \"Generate and detect\" to evaluate.");
+            self.run
+                .placeholder(ui, "Press \"Generate and detect\" to evaluate.");
             return;
         };
         egui::Grid::new("watermark methods")

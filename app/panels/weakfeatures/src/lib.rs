@@ -262,11 +262,7 @@ impl WeakfeaturesModel {
                 });
                 ui.small(PROVENANCE_NOTE);
                 let Some(output) = model.run.result() else {
-                    ui.label(if model.run.is_running() {
-                        "Computing…"
-                    } else {
-                        "Press Run to fit both schemes."
-                    });
+                    model.run.placeholder(ui, "Press Run to fit both schemes.");
                     return;
                 };
                 let figure = match tab {
