@@ -49,6 +49,9 @@ pub fn figure_hovered(ctx: &egui::Context) -> bool {
 
 /// Width reserved for one colorbar, in egui points.
 const COLORBAR_STRIP: f32 = 76.0;
+/// Fraction of each axis' span the screen adds at both ends of plots without images, so that
+/// the labels of ticks at the ends are not cut by the frame.
+const SCREEN_EDGE_PAD: f64 = 0.03;
 /// Height of a subplot title row, in egui points.
 const TITLE_ROW: f32 = 22.0;
 
@@ -410,13 +413,27 @@ fn show_subplot(
         y_range.1.to_bits(),
     ];
     let data_changed = state.shown_ranges.insert(index, ranges) != Some(ranges);
+    // egui_plot clips tick labels to the frame, so a tick at the very end of an axis (1.0 on
+    // a 0–1 axis, the 0.0 where both axes meet) loses half its label: the screen shows a
+    // sliver more around plots without images.
+    let has_image = view
+        .items
+        .iter()
+        .any(|i| matches!(i, ItemView::Heatmap { .. } | ItemView::Picture { .. }));
+    let edge = if has_image || src.hide_axes {
+        0.0
+    } else {
+        SCREEN_EDGE_PAD
+    };
+    let widen = |(lo, hi): (f64, f64)| (lo - edge * (hi - lo), hi + edge * (hi - lo));
+    let (shown_x, shown_y) = (widen(x_range), widen(y_range));
     // The wheel scrolls the page, not the data (Ctrl+wheel zooms, dragging pans).
     let mut plot = Plot::new(("benchtop-plot", state.view_id, index))
         .allow_scroll(false)
         .width(plot_rect.width())
         .height(plot_rect.height())
-        .default_x_bounds(x_range.0, x_range.1)
-        .default_y_bounds(y_range.0, y_range.1)
+        .default_x_bounds(shown_x.0, shown_x.1)
+        .default_y_bounds(shown_y.0, shown_y.1)
         .show_grid(!has_heatmap)
         .label_formatter(move |pos: &HoverPosition<'_>| {
             let (name, p) = match pos {
