@@ -19,10 +19,13 @@ fn main() -> ExitCode {
     pin_thread_count();
     quiet_runtime_dir();
     // resvg and usvg warn about degenerate shapes (e.g. zero-height bars) they skip harmlessly.
-    let logger = env_logger::Builder::from_env(
-        env_logger::Env::default().default_filter_or("warn,tiny_skia=error,usvg=error,resvg=error"),
-    )
-    .build();
+    // wgpu's GL backend logs an error for every machine without a GL driver while adapters are
+    // listed, although Vulkan (or the CPU) is then used; `doctor` says what was found.
+    let logger =
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(
+            "warn,tiny_skia=error,usvg=error,resvg=error,wgpu_hal::gles::egl=off",
+        ))
+        .build();
     let level = logger.filter();
     // Watched, so that a system file dialog that cannot be shown hands over to Benchtop's own.
     if let Err(error) = benchtop_kit::file_dialog::native::install_logger(Box::new(logger), level) {

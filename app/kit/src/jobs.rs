@@ -11,6 +11,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use benchtop_compute::{CancelToken, ComputeError, Progress};
+
+use crate::eta::EtaTracker;
 use parking_lot::Mutex;
 
 /// What a running job looks like from outside: enough for a progress bar and a cancel button.
@@ -26,19 +28,21 @@ pub struct JobInfo {
     pub cancel: CancelToken,
     /// When the job started.
     pub started: Instant,
+    /// The progress seen so far, for the time left (shared by clones).
+    eta: Arc<Mutex<EtaTracker>>,
 }
 
 impl JobInfo {
-    /// Estimated time left from the progress so far (None until 2 % is done).
+    /// Estimated time left from how fast the progress moved lately (`None` until enough is
+    /// done to say).
     pub fn eta(&self) -> Option<Duration> {
-        let fraction = self.progress.fraction();
-        if fraction < 0.02 {
-            return None;
-        }
         let elapsed = self.started.elapsed().as_secs_f64();
-        Some(Duration::from_secs_f64(
-            elapsed * (1.0 - fraction) / fraction,
-        ))
+        self.eta.lock().observe(elapsed, self.progress.fraction())
+    }
+
+    /// The time left as a person says it (`about 3 min left`), if it can be estimated.
+    pub fn time_left(&self) -> Option<String> {
+        self.eta().map(crate::eta::time_left_text)
     }
 }
 
@@ -140,6 +144,7 @@ impl<U: Send + 'static, R: Send + 'static> Job<U, R> {
             progress: Progress::new(),
             cancel: CancelToken::new(),
             started: Instant::now(),
+            eta: Arc::default(),
         };
         let context = JobContext {
             progress: info.progress.clone(),

@@ -15,6 +15,7 @@
 
 pub mod cli;
 pub mod data;
+pub mod eta;
 pub mod export;
 pub mod figure;
 pub mod file_dialog;

@@ -43,8 +43,8 @@ pub const CANCELLED_NOTE: &str = "Cancelled: the run was stopped before it finis
 pub fn job_progress(ui: &mut egui::Ui, info: &crate::jobs::JobInfo, stop: &str) -> bool {
     let fraction = info.progress.fraction() as f32;
     let left = info
-        .eta()
-        .map(|d| format!(" — {:.0} s left", d.as_secs_f64()))
+        .time_left()
+        .map(|text| format!(" — {text}"))
         .unwrap_or_default();
     let message = info.progress.message();
     let text = if message.is_empty() {

@@ -19,6 +19,8 @@ struct DoctorReport {
     backends: BackendReport,
     adapters: Vec<AdapterLine>,
     libraries: Vec<(String, bool)>,
+    /// The NVRTC that `scripts/setup.sh` fetched into the build folder, when there is one.
+    fetched_nvrtc: Option<String>,
 }
 
 /// Prints the report as text (or JSON) on stdout.
@@ -44,13 +46,19 @@ pub fn doctor(json: bool) -> anyhow::Result<()> {
         "libnvrtc.so.12",
     ]
     .iter()
-    .map(|name| ((*name).to_owned(), library_loads(name)))
+    .map(|name| {
+        let fetched =
+            *name == "libnvrtc.so.12" && benchtop_kit::compute::cuda::fetched_nvrtc().is_some();
+        ((*name).to_owned(), fetched || library_loads(name))
+    })
     .collect();
     let report = DoctorReport {
         version: crate::build_info::version_line(),
         backends: BackendReport::probe(),
         adapters,
         libraries,
+        fetched_nvrtc: benchtop_kit::compute::cuda::fetched_nvrtc()
+            .map(|path| path.display().to_string()),
     };
     let mut out = std::io::stdout().lock();
     use std::io::Write as _;
@@ -63,15 +71,12 @@ pub fn doctor(json: bool) -> anyhow::Result<()> {
     let show = |r: &Result<String, String>| r.clone().unwrap_or_else(|e| format!("none ({e})"));
     writeln!(out, "  wgpu:  {}", show(&report.backends.wgpu))?;
     writeln!(out, "  CUDA:  {}", show(&report.backends.cuda))?;
-    writeln!(
-        out,
-        "  NVRTC: {}",
-        if report.backends.nvrtc {
-            "found"
-        } else {
-            "not found"
-        }
-    )?;
+    let nvrtc = match (report.backends.nvrtc, &report.fetched_nvrtc) {
+        (true, Some(path)) => format!("found (fetched by the set-up: {path})"),
+        (true, None) => "found".to_owned(),
+        (false, _) => "not found (scripts/setup.sh fetches it into target/nvrtc)".to_owned(),
+    };
+    writeln!(out, "  NVRTC: {nvrtc}")?;
     writeln!(out, "  candle: {}", report.backends.candle)?;
     writeln!(out, "  CPU threads: {}", report.backends.cpu_threads)?;
     writeln!(out, "wgpu adapters:")?;

@@ -317,13 +317,18 @@ impl BenchtopApp {
         };
         let mut chosen = None;
         let mut keep_open = true;
-        egui::Window::new("Command palette")
+        // Above any open dialog (dialogs are modal, in the foreground): the palette was opened
+        // last, so it is drawn and answers on top.
+        let shown = egui::Window::new("Command palette")
             .collapsible(false)
             .resizable(false)
+            .order(egui::Order::Foreground)
             .anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, 60.0))
             .show(ctx, |ui| {
-                let edit =
-                    ui.add(egui::TextEdit::singleline(&mut query).hint_text("Type a command"));
+                let name = ui.label("Find a command");
+                let edit = ui
+                    .add(egui::TextEdit::singleline(&mut query).hint_text("Type a command"))
+                    .labelled_by(name.id);
                 edit.request_focus();
                 let matches: Vec<Command> = Command::ALL
                     .into_iter()
@@ -342,6 +347,9 @@ impl BenchtopApp {
                     keep_open = false;
                 }
             });
+        if let Some(shown) = shown {
+            ctx.move_to_top(shown.response.layer_id);
+        }
         if let Some(command) = chosen {
             self.run_command(ctx, command);
         } else if keep_open {

@@ -45,8 +45,8 @@ impl BenchtopApp {
                 // The time left first, so that a narrow bar never cuts it; the job's name is
                 // on its cancel button.
                 let eta = job
-                    .eta()
-                    .map(|d| format!("{:.0} s left, ", d.as_secs_f64()))
+                    .time_left()
+                    .map(|text| format!("{text}, "))
                     .unwrap_or_default();
                 let fraction = job.progress.fraction() as f32;
                 ui.add(

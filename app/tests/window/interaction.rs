@@ -381,3 +381,31 @@ fn shortcuts_follow_the_platform_and_a_typed_number_is_one_undo_step() {
     harness.state().jobs.cancel_all();
     common::run_until_idle(&mut harness, Duration::from_secs(60));
 }
+
+#[test]
+fn the_command_palette_opens_above_an_open_dialog_and_takes_typing() {
+    let mut harness = window(quiet_ising());
+    let kind = &benchtop::catalog::catalog()[0];
+    harness.state_mut().modal = Some(benchtop::shell::Modal::Paper(kind));
+    harness.step();
+    let dark = harness.state().prefs.dark;
+    run(&mut harness, Command::CommandPalette);
+    // Behind the paper's modal dialog, the palette would get neither keys nor clicks.
+    harness.get_by_label("Find a command").type_text("theme");
+    harness.step();
+    harness.step();
+    assert!(
+        harness.query_by_label("Open the tour").is_none(),
+        "the typed word filters the commands"
+    );
+    harness.get_by_label("Dark or light theme").click();
+    harness.step();
+    harness.step();
+    assert_ne!(
+        harness.state().prefs.dark,
+        dark,
+        "the palette ran 'Dark or light theme' while the Paper dialog was open"
+    );
+    harness.state().jobs.cancel_all();
+    common::run_until_idle(&mut harness, Duration::from_secs(60));
+}

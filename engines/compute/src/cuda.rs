@@ -56,8 +56,47 @@ fn open_device() -> Result<Arc<CudaDevice>, String> {
     Ok(Arc::new(CudaDevice { context, name }))
 }
 
-/// Whether the NVRTC runtime compiler library can be loaded.
+/// Where `scripts/setup.sh` unpacks NVRTC, relative to the build folder (`target/`).
+const FETCHED_NVRTC: &str = "nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12";
+
+/// The NVRTC library that `scripts/setup.sh` fetched beside this build, if there is one.
+///
+/// The set-up unpacks NVRTC under `target/nvrtc`; a binary in `target/debug`,
+/// `target/release` or `target/debug/deps` (tests) finds it two or three folders up.
+pub fn fetched_nvrtc() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .take(3)
+        .map(|dir| dir.join(FETCHED_NVRTC))
+        .find(|path| path.is_file())
+}
+
+/// Loads the fetched NVRTC once, so that cudarc's later `dlopen("libnvrtc.so.12")` finds it
+/// by its soname even when `LD_LIBRARY_PATH` does not name its folder. `true` when loaded.
+fn preload_fetched_nvrtc() -> bool {
+    static LOADED: OnceLock<bool> = OnceLock::new();
+    *LOADED.get_or_init(|| {
+        let Some(path) = fetched_nvrtc() else {
+            return false;
+        };
+        let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: dlopen of a regular file the set-up placed in the build folder; the handle
+        // is kept for the life of the process (never closed), as cudarc keeps its own.
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        if handle.is_null() {
+            log::warn!("the fetched NVRTC at {} did not load", path.display());
+        }
+        !handle.is_null()
+    })
+}
+
+/// Whether the NVRTC runtime compiler library can be loaded: from the library path, or the
+/// copy `scripts/setup.sh` fetched into the build folder.
 pub fn nvrtc_present() -> bool {
+    preload_fetched_nvrtc();
     // SAFETY: only tries to dlopen the NVRTC library by its usual names.
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }

@@ -541,11 +541,12 @@ fn show_subplot(
             }
         }
     }
+    let spots = ref_label_spots(ui, &view.items, plot_rect, (x_range, y_range));
     let items: Vec<OwnedItem> = view
         .items
         .iter()
         .enumerate()
-        .map(|(i, item)| OwnedItem::from_view(i, item, &mut images, (x_range, y_range)))
+        .map(|(i, item)| OwnedItem::from_view(i, item, &mut images, (x_range, y_range), spots[i]))
         .collect();
 
     let inner = ui.scope_builder(UiBuilder::new().max_rect(plot_rect), |ui| {
@@ -590,7 +591,7 @@ pub(crate) fn screen_layout(figure: &Figure, size: (f32, f32)) -> LayoutRecord {
     };
     let mut output = None;
     // The first pass loads the fonts and sizes the axes; the second is what a user sees.
-    for _ in 0..2 {
+    for _ in 0..3 {
         let mut pass = ctx.run_ui(input.clone(), |ui| show_figure(ui, figure, &mut state));
         // No GPU takes the textures here.
         pass.textures_delta.clear();
@@ -649,10 +650,10 @@ pub(crate) fn screen_layout(figure: &Figure, size: (f32, f32)) -> LayoutRecord {
 
 /// A hover readout: data value (10^v on log axes), or the category name.
 fn hover_value(axis: &AxisView, v: f64) -> String {
-    if let Some(names) = &axis.categories {
-        let i = v.round();
-        if i >= 0.0 && (i as usize) < names.len() {
-            return names[i as usize].clone();
+    if let Some(named) = &axis.categories {
+        let i = (v - named.first).round();
+        if i >= 0.0 && (i as usize) < named.names.len() {
+            return named.names[i as usize].clone();
         }
     }
     let value = axis.value_of(v);
@@ -778,6 +779,7 @@ impl OwnedItem {
         item: &ItemView<'_>,
         images: &mut Vec<(usize, PlotImage)>,
         ranges: ((f64, f64), (f64, f64)),
+        label_spot: Option<(PlotPoint, Align2)>,
     ) -> Self {
         let y_bottom = ranges.1.0;
         match item {
@@ -967,13 +969,9 @@ impl OwnedItem {
                         .width(w)
                         .style(line_style(src.dash, w)),
                 );
-                let label = ref_label(
-                    &src.label,
-                    (ranges.0.1, *y),
-                    src.color,
-                    Align2::RIGHT_BOTTOM,
-                );
-                Self::Many(vec![line, label])
+                let spot =
+                    label_spot.unwrap_or((PlotPoint::new(ranges.0.1, *y), Align2::RIGHT_BOTTOM));
+                Self::Many(vec![line, ref_label(&src.label, spot, src.color)])
             }
             ItemView::VLine { x, src } => {
                 let w = src.width_pt as f32 * POINTS_PER_PT;
@@ -983,27 +981,100 @@ impl OwnedItem {
                         .width(w)
                         .style(line_style(src.dash, w)),
                 );
-                let label = ref_label(&src.label, (*x, ranges.1.1), src.color, Align2::LEFT_TOP);
-                Self::Many(vec![line, label])
+                let spot = label_spot.unwrap_or((PlotPoint::new(*x, ranges.1.1), Align2::LEFT_TOP));
+                Self::Many(vec![line, ref_label(&src.label, spot, src.color)])
             }
         }
     }
 }
 
-/// The label of a reference line, placed at the edge of the default view.
-fn ref_label(text: &str, (x, y): (f64, f64), color: Rgba, anchor: Align2) -> OwnedItem {
+/// The size of reference-line labels on screen, in points.
+const REF_LABEL_SIZE: f32 = 8.5 * POINTS_PER_PT;
+
+/// A reference line's label as laid out (padded by a space on each side).
+fn ref_label_job(text: &str, color: Rgba) -> LayoutJob {
+    rich_job(&format!(" {text} "), REF_LABEL_SIZE, c32(color))
+}
+
+/// Where each reference line's label goes (indexed like `items`; `None` for other items), so
+/// that labels of nearby lines do not print over each other, as the export stacks them: a
+/// horizontal line's label sits above its right end, else below it, else at the left end; a
+/// vertical line's label hangs from the top right of the line, else left of it, else a row
+/// lower. Sizes are taken from `plot_rect` (the plot with its axes, a slight overestimate of
+/// the data area, so labels keep a little more room than they need).
+fn ref_label_spots(
+    ui: &egui::Ui,
+    items: &[ItemView<'_>],
+    plot_rect: Rect,
+    (x_range, y_range): ((f64, f64), (f64, f64)),
+) -> Vec<Option<(PlotPoint, Align2)>> {
+    let frame = plot_rect.shrink2(vec2(0.08 * plot_rect.width(), 0.08 * plot_rect.height()));
+    let per_px_x = (x_range.1 - x_range.0) / f64::from(frame.width().max(1.0));
+    let per_px_y = (y_range.1 - y_range.0) / f64::from(frame.height().max(1.0));
+    // Pixel position of a data point inside the frame.
+    let to_px = |x: f64, y: f64| {
+        pos2(
+            frame.min.x + ((x - x_range.0) / per_px_x) as f32,
+            frame.max.y - ((y - y_range.0) / per_px_y) as f32,
+        )
+    };
+    let mut placed: Vec<Rect> = Vec::new();
+    let mut spots = vec![None; items.len()];
+    for (index, item) in items.iter().enumerate() {
+        let (src, candidates) = match item {
+            ItemView::HLine { y, src } => (
+                src,
+                vec![
+                    (PlotPoint::new(x_range.1, *y), Align2::RIGHT_BOTTOM),
+                    (PlotPoint::new(x_range.1, *y), Align2::RIGHT_TOP),
+                    (PlotPoint::new(x_range.0, *y), Align2::LEFT_BOTTOM),
+                    (PlotPoint::new(x_range.0, *y), Align2::LEFT_TOP),
+                ],
+            ),
+            ItemView::VLine { x, src } => {
+                let row = 1.3 * f64::from(REF_LABEL_SIZE) * per_px_y;
+                let at = |k: f64| PlotPoint::new(*x, y_range.1 - k * row);
+                (
+                    src,
+                    vec![
+                        (at(0.0), Align2::LEFT_TOP),
+                        (at(0.0), Align2::RIGHT_TOP),
+                        (at(1.0), Align2::LEFT_TOP),
+                        (at(1.0), Align2::RIGHT_TOP),
+                        (at(2.0), Align2::LEFT_TOP),
+                    ],
+                )
+            }
+            _ => continue,
+        };
+        if src.label.is_empty() {
+            continue;
+        }
+        let size = ui
+            .fonts_mut(|fonts| fonts.layout_job(ref_label_job(&src.label, src.color)))
+            .size();
+        let boxes: Vec<Rect> = candidates
+            .iter()
+            .map(|(at, anchor)| anchor.anchor_size(to_px(at.x, at.y), size))
+            .collect();
+        let free = |r: &Rect| frame.contains_rect(*r) && !placed.iter().any(|p| p.intersects(*r));
+        let choice = boxes.iter().position(free).unwrap_or(0);
+        placed.push(boxes[choice]);
+        spots[index] = Some(candidates[choice]);
+    }
+    spots
+}
+
+/// The label of a reference line at `(at, anchor)`.
+fn ref_label(text: &str, (at, anchor): (PlotPoint, Align2), color: Rgba) -> OwnedItem {
     if text.is_empty() {
         return OwnedItem::Many(Vec::new());
     }
     OwnedItem::Text(
         egui_plot::Text::new(
             "",
-            PlotPoint::new(x, y),
-            WidgetText::LayoutJob(Arc::new(rich_job(
-                &format!(" {text} "),
-                8.5 * POINTS_PER_PT,
-                c32(color),
-            ))),
+            at,
+            WidgetText::LayoutJob(Arc::new(ref_label_job(text, color))),
         )
         .color(c32(color))
         .anchor(anchor),
@@ -1037,7 +1108,6 @@ fn rich_job(text: &str, size: f32, color: Color32) -> LayoutJob {
     job
 }
 
-/// Paints `text` with its subscripts, anchored like `Painter::text`.
 /// Paints a title centred at the top of `area`, fitted to its width as the export fits it
 /// ([`fit_title`]: shrunk, then wrapped); returns where the space below it starts.
 fn paint_title(painter: &egui::Painter, text: &str, size: f32, area: Rect, color: Color32) -> f32 {
@@ -1058,6 +1128,7 @@ fn paint_title(painter: &egui::Painter, text: &str, size: f32, area: Rect, color
     area.min.y + line * lines.len() as f32
 }
 
+/// Paints `text` with its subscripts, anchored like `Painter::text`.
 fn paint_rich(
     painter: &egui::Painter,
     at: egui::Pos2,

@@ -33,8 +33,8 @@ pub use export::{
 pub use fonts::{DEJAVU_SANS_TTF, FONT_FAMILY};
 pub use model::{
     Annotation, Axis, BarPositions, Bars, Dash, ErrorBars, Figure, Graph, GraphEdge, GraphNode,
-    Heatmap, Item, Line, Marker, Picture, RefLine, Scale, Scatter, Subplot, TextAnchor, ValueStats,
-    VectorField,
+    Heatmap, Item, Line, Marker, Picture, RefLine, Scale, Scatter, Subplot, TextAnchor, TickNames,
+    ValueStats, VectorField,
 };
 pub use pdf::render_pdf;
 pub use provenance::{APP_VERSION, Provenance};

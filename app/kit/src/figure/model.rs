@@ -104,6 +104,18 @@ pub struct Axis {
     pub scale: Scale,
     /// Fixed range (data units, low, high); `None` fits the data.
     pub range: Option<(f64, f64)>,
+    /// Names in place of numbers at whole positions (a heatmap's named rows); `None`: numbers.
+    pub tick_names: Option<TickNames>,
+}
+
+/// Names that label an axis at `first`, `first + 1`, `first + 2`, … instead of numbers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TickNames {
+    /// The position of the first name (data units).
+    pub first: f64,
+    /// One name per position.
+    pub names: Vec<String>,
 }
 
 /// One plot area with two axes and its items.
@@ -174,6 +186,20 @@ impl Subplot {
     #[must_use]
     pub fn y_range(mut self, low: f64, high: f64) -> Self {
         self.y.range = Some((low, high));
+        self
+    }
+
+    /// Labels the x axis with `names` at `first`, `first + 1`, … (a linear axis).
+    #[must_use]
+    pub fn x_tick_names(mut self, first: f64, names: Vec<String>) -> Self {
+        self.x.tick_names = Some(TickNames { first, names });
+        self
+    }
+
+    /// Labels the y axis with `names` at `first`, `first + 1`, … (a linear axis).
+    #[must_use]
+    pub fn y_tick_names(mut self, first: f64, names: Vec<String>) -> Self {
+        self.y.tick_names = Some(TickNames { first, names });
         self
     }
 

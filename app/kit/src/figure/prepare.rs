@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::colormap::{Colormap, Rgba};
 use super::model::{
     Annotation, BarPositions, Dash, Figure, GraphNode, Heatmap, Item, Marker, Picture, RefLine,
-    Scale, Subplot, ValueStats,
+    Scale, Subplot, TickNames, ValueStats,
 };
 
 /// Fraction of the data span added on each side of automatic ranges (not with heatmaps).
@@ -27,8 +27,9 @@ pub(crate) struct AxisView {
     pub scale: Scale,
     /// Range in view units (low < high, both finite).
     pub range: (f64, f64),
-    /// Category names at view positions 0, 1, 2, … (bar charts), if any.
-    pub categories: Option<Vec<String>>,
+    /// Names at whole view positions from `first` (bar charts' categories from 0, or the
+    /// subplot's own tick names), if any.
+    pub categories: Option<TickNames>,
     /// Whether every data coordinate on this (linear) axis is a whole number (epochs, counts,
     /// sizes): its ticks are then whole numbers too.
     pub integer: bool,
@@ -1021,7 +1022,11 @@ fn prepare_subplot<'a>(
         x_ext.add(-0.5);
         x_ext.add(names.len() as f64 - 0.5);
     }
-    let x_padding = if has_heatmap || categories.is_some() {
+    let bar_categories = categories.is_some();
+    let categories = categories
+        .map(|names| TickNames { first: 0.0, names })
+        .or_else(|| tick_names(&subplot.x));
+    let x_padding = if has_heatmap || bar_categories {
         0.0
     } else {
         AUTO_PADDING
@@ -1059,7 +1064,7 @@ fn prepare_subplot<'a>(
             label: subplot.y.label.clone(),
             scale: ys_scale,
             range: y_range,
-            categories: None,
+            categories: tick_names(&subplot.y),
             integer: false,
         },
         items,
@@ -1086,7 +1091,16 @@ fn mark_integer_axes(view: &mut SubplotView<'_>) {
     view.x.integer = view.x.scale == Scale::Linear
         && view.x.categories.is_none()
         && points.iter().all(|p| whole(p.0));
-    view.y.integer = view.y.scale == Scale::Linear && points.iter().all(|p| whole(p.1));
+    view.y.integer = view.y.scale == Scale::Linear
+        && view.y.categories.is_none()
+        && points.iter().all(|p| whole(p.1));
+}
+
+/// An axis's own tick names, when it has any and is linear (names mean nothing on a log axis).
+fn tick_names(axis: &super::model::Axis) -> Option<TickNames> {
+    axis.tick_names
+        .clone()
+        .filter(|t| axis.scale == Scale::Linear && t.first.is_finite() && !t.names.is_empty())
 }
 
 /// Why an item with an extent (heatmap, picture) is not drawn.

@@ -232,6 +232,8 @@ struct Frame {
     rect: Rect,
     x_range: (f64, f64),
     y_range: (f64, f64),
+    /// Whether the x axis's names are set upright (too wide side by side for this plot).
+    upright_x: bool,
 }
 
 impl Frame {
@@ -766,10 +768,11 @@ fn legend_columns_across(view: &SubplotView<'_>, width: f64) -> usize {
     ((inner / column).floor() as usize).max(1)
 }
 
-/// When category names are too wide to sit side by side under a plot `width` wide, the
-/// widest name's width: they are then set upright (reading upwards) under their ticks.
+/// When category names are too wide to sit side by side under a plot `width` wide (with a gap
+/// of two tick gaps between them), the widest name's width: they are then set upright (reading
+/// upwards) under their ticks.
 fn upright_categories(view: &SubplotView<'_>, width: f64) -> Option<f64> {
-    let names = view.x.categories.as_ref()?;
+    let names = &view.x.categories.as_ref()?.names;
     let widest = names
         .iter()
         .map(|n| text_width(&rich::plain(n), pt(TICK_LABEL_PT)))
@@ -791,43 +794,48 @@ fn plot_frame(view: &SubplotView<'_>, r: &Rect, reserve: f64) -> Option<Frame> {
         }
     };
     let hide_axes = src.hide_axes;
-    let x_labels = match upright_categories(view, r.width()) {
-        Some(widest) => widest + pt(TICK_GAP_PT),
-        None => pt(TICK_LABEL_PT * 1.25),
+    // The plot area below a band of x tick labels `x_labels` high.
+    let place = |x_labels: f64| {
+        let x_area = if hide_axes {
+            0.0
+        } else {
+            pt(TICK_LENGTH_PT + TICK_GAP_PT) + x_labels + axis_label_band(&view.x.label)
+        };
+        let plot_y0 = r.y0 + pt(PLOT_TOP_PAD_PT);
+        let plot_y1 = r.y1 - x_area;
+        let y_ticks_guess = axis_ticks(
+            &view.y,
+            view.y.range,
+            (plot_y1 - plot_y0) / UNITS_PER_PT,
+            Y_TICK_SPACING_PT,
+        );
+        let y_label_w = y_ticks_guess
+            .iter()
+            .map(|t| text_width(&t.label, pt(TICK_LABEL_PT)))
+            .fold(0.0, f64::max);
+        let y_area = if hide_axes {
+            0.0
+        } else {
+            pt(TICK_LENGTH_PT + TICK_GAP_PT)
+                + y_label_w
+                + pt(TICK_GAP_PT)
+                + axis_label_band(&view.y.label)
+        };
+        Rect {
+            x0: r.x0 + y_area,
+            y0: plot_y0,
+            x1: r.x1 - pt(PLOT_RIGHT_PAD_PT) - reserve,
+            y1: plot_y1,
+        }
     };
-    let x_area = if hide_axes {
-        0.0
-    } else {
-        pt(TICK_LENGTH_PT + TICK_GAP_PT) + x_labels + axis_label_band(&view.x.label)
-    };
-    let plot_y0 = r.y0 + pt(PLOT_TOP_PAD_PT);
-    let plot_y1 = r.y1 - x_area;
+    // Names side by side when they fit the plot's own width, else upright in a taller band.
+    let mut plot = place(pt(TICK_LABEL_PT * 1.25));
+    let upright = upright_categories(view, plot.width());
+    if let Some(widest) = upright {
+        plot = place(widest + pt(TICK_GAP_PT));
+    }
     let mut x_range = view.x.range;
     let mut y_range = view.y.range;
-    let y_ticks_guess = axis_ticks(
-        &view.y,
-        y_range,
-        (plot_y1 - plot_y0) / UNITS_PER_PT,
-        Y_TICK_SPACING_PT,
-    );
-    let y_label_w = y_ticks_guess
-        .iter()
-        .map(|t| text_width(&t.label, pt(TICK_LABEL_PT)))
-        .fold(0.0, f64::max);
-    let y_area = if hide_axes {
-        0.0
-    } else {
-        pt(TICK_LENGTH_PT + TICK_GAP_PT)
-            + y_label_w
-            + pt(TICK_GAP_PT)
-            + axis_label_band(&view.y.label)
-    };
-    let plot = Rect {
-        x0: r.x0 + y_area,
-        y0: plot_y0,
-        x1: r.x1 - pt(PLOT_RIGHT_PAD_PT) - reserve,
-        y1: plot_y1,
-    };
     if plot.width() < pt(10.0) || plot.height() < pt(10.0) {
         // Too small to draw anything legible; the figure size is the caller's choice.
         return None;
@@ -849,6 +857,7 @@ fn plot_frame(view: &SubplotView<'_>, r: &Rect, reserve: f64) -> Option<Frame> {
         rect: plot,
         x_range,
         y_range,
+        upright_x: upright.is_some(),
     })
 }
 
@@ -995,7 +1004,7 @@ fn draw_axes(
     let plot = frame.rect;
     painter.rect(&plot, None, Some((Rgba::BLACK, FRAME_WIDTH_PT)))?;
     let tick = pt(TICK_LENGTH_PT);
-    let upright = upright_categories(view, r.width()).is_some();
+    let upright = frame.upright_x;
     for t in x_ticks {
         let (x, _) = frame.map((t.position, frame.y_range.0));
         painter.path(

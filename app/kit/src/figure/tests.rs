@@ -534,3 +534,36 @@ fn export_options_validate_sizes() {
         PathBuf::from("a/b.c.provenance.json")
     );
 }
+
+#[test]
+fn named_ticks_label_a_heatmaps_rows_and_columns_on_export_and_screen() {
+    let names: Vec<String> = ["canary", "salmon", "oak", "rose"]
+        .iter()
+        .map(|n| (*n).to_owned())
+        .collect();
+    let values: Vec<f64> = (0..16).map(f64::from).collect();
+    let heatmap = Heatmap::new("RSM", (0.5, 4.5), (0.5, 4.5), 4, 4, values);
+    let figure = Figure::new("Named items").size_in(4.0, 4.0).subplot(
+        Subplot::new("")
+            .x_range(0.5, 4.5)
+            .y_range(0.5, 4.5)
+            .x_tick_names(1.0, names.clone())
+            .y_tick_names(1.0, names.clone())
+            .heatmap(heatmap),
+    );
+    let svg = render_svg(&figure, &ExportOptions::default()).expect("svg");
+    for name in &names {
+        assert_eq!(
+            svg.matches(&format!("\n{name}\n")).count(),
+            2,
+            "{name} labels one row and one column"
+        );
+    }
+    assert!(!svg.contains("\n2.5\n"), "no numbers between the names");
+    let options = ExportOptions::default();
+    assert_eq!(
+        check_figure(&figure, &options).expect("check"),
+        Vec::<String>::new()
+    );
+    assert_eq!(check_figure_on_screen(&figure), Vec::<String>::new());
+}

@@ -177,12 +177,16 @@ pub(crate) fn axis_ticks(
     spacing_pt: f64,
 ) -> Vec<Tick> {
     let target = ((length_pt / spacing_pt).floor() as usize).clamp(3, 12);
-    if let Some(names) = &axis.categories {
-        return names
+    if let Some(named) = &axis.categories {
+        // Every name while they fit about two to a label's usual room, else every k-th.
+        let stride = named.names.len().div_ceil(2 * target).max(1);
+        return named
+            .names
             .iter()
             .enumerate()
+            .step_by(stride)
             .map(|(i, name)| Tick {
-                position: i as f64,
+                position: named.first + i as f64,
                 label: name.clone(),
             })
             .filter(|t| t.position >= range.0 && t.position <= range.1)

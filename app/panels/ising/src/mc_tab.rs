@@ -383,13 +383,7 @@ impl McTab {
         ui.checkbox(&mut cx.view.auto_run, "Run when parameters change");
         ui.separator();
         if let Some(info) = self.task.info() {
-            let fraction = info.progress.fraction() as f32;
-            let eta = info
-                .eta()
-                .map(|d| format!(" — {:.0} s left", d.as_secs_f64()))
-                .unwrap_or_default();
-            ui.add(egui::ProgressBar::new(fraction).text(format!("{:.0}%{eta}", 100.0 * fraction)));
-            if ui.button("Stop Monte Carlo").clicked() {
+            if benchtop_kit::widgets::job_progress(ui, info, "Stop Monte Carlo") {
                 self.task.stop();
             }
         } else if ui.button("Run Monte Carlo").clicked() {

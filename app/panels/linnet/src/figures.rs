@@ -51,7 +51,36 @@ pub fn matrix_subplot(
         .heatmap(heatmap)
 }
 
-/// An RSM (items × items) as a heatmap.
-pub fn rsm_subplot(title: &str, rsm: &DMatrix<f64>, range: (f64, f64)) -> Subplot {
-    matrix_subplot(title, rsm, range, "Item", "Item", "HᵀH")
+/// An RSM (items × items) as a heatmap, its axes labelled by the items' names when they
+/// have real ones.
+pub fn rsm_subplot(
+    title: &str,
+    rsm: &DMatrix<f64>,
+    range: (f64, f64),
+    items: &[String],
+) -> Subplot {
+    let subplot = matrix_subplot(title, rsm, range, "Item", "Item", "HᵀH");
+    name_items(subplot, items, true, true)
+}
+
+/// Labels the item axes (`x`, `y`) of a matrix subplot with the items' names, when the data
+/// set named them (a CSV's `item` column); generated items keep their numbers.
+pub fn name_items(subplot: Subplot, items: &[String], x: bool, y: bool) -> Subplot {
+    let generated = items
+        .iter()
+        .enumerate()
+        .all(|(i, name)| *name == format!("item {}", i + 1));
+    if generated || items.is_empty() {
+        return subplot;
+    }
+    let subplot = if x {
+        subplot.x_tick_names(1.0, items.to_vec())
+    } else {
+        subplot
+    };
+    if y {
+        subplot.y_tick_names(1.0, items.to_vec())
+    } else {
+        subplot
+    }
 }

@@ -10,7 +10,7 @@ use benchtop_linnet::experiment::{Solutions, solve};
 use benchtop_linnet::solutions::GParams;
 use benchtop_linnet::train::TrainParams;
 
-use super::figures::{common_range, matrix_subplot, rsm_subplot};
+use super::figures::{common_range, matrix_subplot, name_items, rsm_subplot};
 use super::{DataParams, ENGINE, LinnetModel, LinnetParams, SavedResults, Source};
 
 /// What the solutions depend on.
@@ -236,7 +236,11 @@ fn transform_figure(s: &Solutions) -> Figure {
     let g = &s.g_transform;
     let outputs = common_range([&g.base_output, &g.transformed_output]);
     let rsms = common_range([&g.base_rsm, &g.transformed_rsm]);
-    let output = |title: &str, m| matrix_subplot(title, m, outputs, "Item", "Output feature", "Ŷ");
+    let items = &s.item_names;
+    let output = |title: &str, m| {
+        let subplot = matrix_subplot(title, m, outputs, "Item", "Output feature", "Ŷ");
+        name_items(subplot, items, true, false)
+    };
     Figure::new(format!(
         "Same function, different representation: max |ΔŶ| = {:.1e}, RSM change {:.0} %",
         g.output_max_abs_change,
@@ -246,8 +250,8 @@ fn transform_figure(s: &Solutions) -> Figure {
     .size_in(10.0, 9.0)
     .subplot(output("Output W₂W₁X", &g.base_output))
     .subplot(output("Output (W₂G⁻¹)(GW₁)X", &g.transformed_output))
-    .subplot(rsm_subplot("RSM of W₁X", &g.base_rsm, rsms))
-    .subplot(rsm_subplot("RSM of GW₁X", &g.transformed_rsm, rsms))
+    .subplot(rsm_subplot("RSM of W₁X", &g.base_rsm, rsms, items))
+    .subplot(rsm_subplot("RSM of GW₁X", &g.transformed_rsm, rsms, items))
 }
 
 /// The named families' RSMs side by side (each on its own colour scale: their overall sizes
@@ -261,6 +265,7 @@ fn families_figure(s: &Solutions) -> Figure {
             &family.name,
             &family.rsm,
             common_range([&family.rsm]),
+            &s.item_names,
         ));
     }
     figure

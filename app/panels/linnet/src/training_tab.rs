@@ -304,6 +304,7 @@ fn scatter_figure(training: &Training) -> Figure {
                 &format!("Parameter noise: mean of {} seeds", noisy.seeds.len()),
                 &mean,
                 range,
+                &training.item_names,
             ))
             .subplot(rsm_subplot(
                 &format!(
@@ -312,6 +313,7 @@ fn scatter_figure(training: &Training) -> Figure {
                 ),
                 &training.closed_form_rsm,
                 range,
+                &training.item_names,
             ));
     }
     figure
@@ -350,6 +352,7 @@ fn rsm_figure(training: &Training) -> Figure {
                     &format!("{name}, seed {}", index + 1),
                     &seed.rsm,
                     common_range([&seed.rsm]),
+                    &training.item_names,
                 ),
                 None => Subplot::new(format!("{name} (training…)")),
             };
