@@ -12,7 +12,9 @@
 //!   north-to-south or south-to-north, longitudes over 0–360° or −180–180° in either direction,
 //!   with or without a repeated cyclic column. Packed data are unpacked with
 //!   `scale_factor`/`add_offset`; values equal to `_FillValue`, `missing_value` (or the type's
-//!   default fill value) or outside `valid_range`/`valid_min`/`valid_max` are missing.
+//!   default fill value) or outside `valid_range`/`valid_min`/`valid_max` are missing. The
+//!   time coordinate's value is kept as stored, with its units and calendar, and shown as a
+//!   date through [`crate::cf_time`] ([`FieldSource::time_text`]).
 //! - **NPY**: a 2-D array (float, integer or bool), latitude by longitude, north pole first,
 //!   longitudes from 0° eastward. It carries no coordinates, so the grid comes from
 //!   [`LoadOptions::grid`] (automatic: equiangular when the number of latitudes is odd).
@@ -27,6 +29,7 @@ use std::path::{Path, PathBuf};
 use benchtop_compute::ComputeError;
 use serde::{Deserialize, Serialize};
 
+use crate::cf_time::{self, CfDateTime};
 use crate::grid::{Grid, GridKind};
 
 /// Which grid the loaded field is on.
@@ -70,8 +73,13 @@ pub struct FieldSource {
     pub units: String,
     /// Time index read, if the variable has a time dimension.
     pub time_index: Option<usize>,
-    /// Value of the time coordinate at that index, with its units.
+    /// Value of the time coordinate at that index, with its units (raw, as stored).
     pub time: Option<(f64, String)>,
+    /// The time coordinate's `calendar` attribute (empty when it has none: CF's `standard`).
+    /// `None` without a time coordinate, and in fields saved before calendars were recorded,
+    /// whose time is then shown raw (see [`FieldSource::time_date`]).
+    #[serde(default)]
+    pub time_calendar: Option<String>,
     /// Level index read, if the variable has a level dimension.
     pub level_index: Option<usize>,
     /// Value of the level coordinate at that index, with its units.
@@ -84,6 +92,56 @@ pub struct FieldSource {
     pub longitude_shift: usize,
     /// A repeated cyclic longitude column (360° = 0°) was dropped.
     pub cyclic_column_dropped: bool,
+}
+
+impl FieldSource {
+    /// The time of the field as a date, decoded from the time coordinate's CF units and
+    /// calendar with [`cf_time::decode`]. `None` without a time coordinate; `Err` says why the
+    /// raw value stands (units in months or years, an unknown calendar, a reference date
+    /// that cannot be read, a value out of range, or a calendar that was not recorded).
+    pub fn time_date(&self) -> Option<Result<CfDateTime, String>> {
+        let (value, units) = self.time.as_ref()?;
+        let Some(calendar) = &self.time_calendar else {
+            return Some(Err(
+                "its calendar was not saved with this field; load the field again to see its \
+                 date"
+                    .to_owned(),
+            ));
+        };
+        Some(cf_time::decode(*value, units, calendar).map_err(|error| error.to_string()))
+    }
+
+    /// The time for people: `1948-01-01 (17067072 hours since 1-1-1 00:00:0.0)`, naming
+    /// the calendar when it is not the standard one, or the raw value and why it was not
+    /// decoded. `None` without a time coordinate.
+    pub fn time_text(&self) -> Option<String> {
+        let (value, units) = self.time.as_ref()?;
+        let raw = format!("{value} {units}");
+        Some(match self.time_date()? {
+            Ok(date) => match self.time_calendar.as_deref().map(cf_time::Calendar::parse) {
+                Some(Ok(calendar)) if calendar != cf_time::Calendar::Standard => {
+                    format!("{date} ({raw}, {calendar} calendar)")
+                }
+                _ => format!("{date} ({raw})"),
+            },
+            Err(why) => format!("{raw} (raw value, not decoded: {why})"),
+        })
+    }
+
+    /// Why the time is shown raw, naming the file and the variable; `None` when it was
+    /// decoded or there is no time coordinate.
+    pub fn time_warning(&self) -> Option<String> {
+        let (value, units) = self.time.as_ref()?;
+        let why = self.time_date()?.err()?;
+        let calendar = match self.time_calendar.as_deref() {
+            Some(calendar) if !calendar.is_empty() => format!(", calendar `{calendar}`"),
+            _ => String::new(),
+        };
+        Some(format!(
+            "{}: variable `{}`: time {value} `{units}`{calendar} is shown raw: {why}",
+            self.file, self.variable
+        ))
+    }
 }
 
 /// A field on the engine's grid.
@@ -438,6 +496,7 @@ pub fn load_npy(path: &Path, options: &LoadOptions) -> Result<Field, ComputeErro
             units: String::new(),
             time_index: None,
             time: None,
+            time_calendar: None,
             level_index: None,
             level: None,
             latitudes_flipped: false,
@@ -1030,6 +1089,9 @@ fn load_netcdf_here(path: &Path, options: &LoadOptions) -> Result<Field, Compute
         units: string_attribute(&var, "units"),
         time_index: time_axis.map(|_| options.time_index),
         time: coordinate_value(time_axis, options.time_index),
+        time_calendar: time_axis
+            .and_then(|axis| file.variable(&dims[axis].0))
+            .map(|coord| string_attribute(&coord, "calendar")),
         level_index: level_axis.map(|_| options.level_index),
         level: coordinate_value(level_axis, options.level_index),
         latitudes_flipped: layout.flip_latitudes,
@@ -1058,8 +1120,8 @@ pub fn describe(field: &Field) -> String {
         "{} `{}` on a {}×{} {:?} grid",
         field.source.file, field.source.variable, field.grid.nlat, field.grid.nlon, field.grid.kind
     );
-    if let Some((time, units)) = &field.source.time {
-        let _ = write!(text, ", time {time} {units}");
+    if let Some(time) = field.source.time_text() {
+        let _ = write!(text, ", time {time}");
     }
     if let Some((level, units)) = &field.source.level {
         let _ = write!(text, ", level {level} {units}");

@@ -8,12 +8,14 @@
 //! - [`resolution`]: effective resolution (both definitions) and wavenumber ↔ km.
 //! - [`gpu`]: a batched f32 transform on the shared wgpu device.
 //! - [`bench`]: timings for `benchtop bench sht`.
+//! - [`cf_time`]: CF time coordinates (`hours since 1-1-1`, calendars) decoded to dates.
 //!
 //! Convention: 4π-normalised harmonics (`Y_00 = 1`), so `a_00` is the area mean and the
 //! spectrum sums to the area-weighted mean square (Parseval).
 
 pub mod barotropic;
 pub mod bench;
+pub mod cf_time;
 pub mod data;
 pub mod experiments;
 pub mod forecast;

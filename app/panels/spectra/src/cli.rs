@@ -2,7 +2,9 @@
 //!
 //! The CSV has one row per total wavenumber k with the columns `k,wavelength_km,psd`
 //! (4π-normalised: Σ_k psd is the area-weighted mean square; `wavelength_km` is 2πR_E/k, `inf`
-//! at k = 0). A description of the field read goes to stderr.
+//! at k = 0). A description of the field read goes to stderr, its time as a date decoded from
+//! the CF units and calendar (`time 1970-01-01 (0 days since 1970-01-01 00:00:0.0)`), or the
+//! raw value labelled as such with the reason it was not decoded.
 //!
 //! The CSV is written atomically (a temporary file renamed over it: a failed write leaves any
 //! previous CSV intact), and a `--csv` naming the input file itself is refused before anything

@@ -176,7 +176,20 @@ impl DataTab {
         }
         if let Some((field, spectrum)) = self.task.result() {
             ui.separator();
-            ui.label(describe(field));
+            let description = ui.label(describe(field));
+            if let Some((value, units)) = &field.source.time {
+                let calendar = match field.source.time_calendar.as_deref() {
+                    Some("") => "none given: standard".to_owned(),
+                    Some(calendar) => calendar.to_owned(),
+                    None => "not recorded".to_owned(),
+                };
+                description.on_hover_text(format!(
+                    "Time coordinate as stored: {value} {units} (calendar: {calendar})"
+                ));
+            }
+            if let Some(warning) = field.source.time_warning() {
+                ui.colored_label(ui.visuals().warn_fg_color, warning);
+            }
             if !field.source.units.is_empty() {
                 ui.label(format!("Units: {}", field.source.units));
             }

@@ -30,6 +30,9 @@ struct NcSpec {
     lon_first: bool,
     times: usize,
     levels: usize,
+    /// The time coordinate's `units` and `calendar` (none when `None`).
+    time_units: &'static str,
+    calendar: Option<&'static str>,
 }
 
 impl NcSpec {
@@ -43,6 +46,8 @@ impl NcSpec {
             lon_first: false,
             times: 1,
             levels: 1,
+            time_units: "hours since 2000-01-01",
+            calendar: None,
         }
     }
 
@@ -73,8 +78,10 @@ impl NcSpec {
             lon.put_values(&self.longitudes, ..).unwrap();
         }
         let mut time = file.add_variable::<f64>("time", &["time"]).unwrap();
-        time.put_attribute("units", "hours since 2000-01-01")
-            .unwrap();
+        time.put_attribute("units", self.time_units).unwrap();
+        if let Some(calendar) = self.calendar {
+            time.put_attribute("calendar", calendar).unwrap();
+        }
         let times: Vec<f64> = (0..self.times).map(|t| 6.0 * t as f64).collect();
         time.put_values(&times, ..).unwrap();
         let mut level = file.add_variable::<f64>("level", &["level"]).unwrap();
@@ -174,6 +181,18 @@ fn westward_longitudes_with_cyclic_column_time_and_level_are_chosen() {
     assert!(!field.source.latitudes_flipped);
     assert_eq!(field.source.time_index, Some(2));
     assert_eq!(field.source.time.as_ref().map(|t| t.0), Some(12.0));
+    // 12 hours since 2000-01-01, no calendar attribute: standard.
+    assert_eq!(field.source.time_calendar.as_deref(), Some(""));
+    assert_eq!(
+        field.source.time_text().as_deref(),
+        Some("2000-01-01 12:00 (12 hours since 2000-01-01)")
+    );
+    assert!(field.source.time_warning().is_none());
+    assert!(
+        describe(&field).contains(", time 2000-01-01 12:00 (12 hours since 2000-01-01),"),
+        "{}",
+        describe(&field)
+    );
     assert_eq!(field.source.level.as_ref().map(|l| l.0), Some(900.0));
     assert_matches_truth(&field, 2.0e6 + 1.0e7);
 
@@ -515,6 +534,13 @@ fn the_bundled_reanalysis_sample_loads() {
     assert_eq!(field.source.variable, "uwnd");
     assert_eq!(field.source.units, "m/s");
     assert!(!field.source.latitudes_flipped);
+    // The time axis is `days since 1970-01-01 00:00:0.0`, calendar `gregorian`.
+    assert_eq!(field.source.time_calendar.as_deref(), Some("gregorian"));
+    let text = describe(&field);
+    assert!(
+        text.contains(", time 1970-01-01 (0 days since 1970-01-01 00:00:0.0)"),
+        "{text}"
+    );
     // January 200 hPa zonal wind: westerly jets of tens of m/s, easterlies below 30 m/s.
     let max = field.values.iter().copied().fold(f64::MIN, f64::max);
     let min = field.values.iter().copied().fold(f64::MAX, f64::min);
@@ -533,4 +559,119 @@ fn the_bundled_reanalysis_sample_loads() {
         error.contains("uwnd_mean.nc") && error.contains("`uwnd`"),
         "{error}"
     );
+}
+
+#[test]
+fn time_is_decoded_with_the_calendar_of_the_time_coordinate() {
+    let dir = tempfile::tempdir().unwrap();
+    let load = |name: &str, units: &'static str, calendar: Option<&'static str>, index: usize| {
+        let path = temp_path(&dir, name);
+        let mut spec = NcSpec::new(equiangular(7), regular_longitudes(0.0, 30.0, 12));
+        // Time values 0, 6, 12, ... (the spec's), here read as days.
+        spec.times = 11;
+        spec.time_units = units;
+        spec.calendar = calendar;
+        spec.write(&path, |_, _| {});
+        let options = LoadOptions {
+            time_index: index,
+            ..LoadOptions::default()
+        };
+        load_field(&path, &options).unwrap().source
+    };
+    // 60 days after 2001-01-01: 2001-03-02 in noleap, 2001-03-01 in 360_day, 2001-03-02 standard.
+    let source = load("noleap.nc", "days since 2001-01-01", Some("noleap"), 10);
+    assert_eq!(
+        source.time_text().as_deref(),
+        Some("2001-03-02 (60 days since 2001-01-01, noleap calendar)")
+    );
+    let source = load("360.nc", "days since 2001-01-01", Some("360_day"), 10);
+    assert_eq!(
+        source.time_date().unwrap().unwrap().to_string(),
+        "2001-03-01"
+    );
+    // 6 days before the Gregorian reform's first day, in the standard calendar.
+    let source = load("reform.nc", "days since 1582-10-01", Some("Gregorian"), 1);
+    assert_eq!(
+        source.time_text().as_deref(),
+        Some("1582-10-17 (6 days since 1582-10-01)")
+    );
+
+    // Months, an unknown calendar and a bad reference date: the raw value, labelled, and a
+    // warning naming the file and the variable.
+    for (name, units, calendar, says) in [
+        (
+            "months.nc",
+            "months since 2000-01-01",
+            None,
+            "`months` are not a fixed length",
+        ),
+        (
+            "bogus.nc",
+            "days since 2000-01-01",
+            Some("bogus"),
+            "calendar `bogus`",
+        ),
+        (
+            "leap.nc",
+            "days since 2001-02-29",
+            Some("noleap"),
+            "day 29 does not exist",
+        ),
+    ] {
+        let source = load(name, units, calendar, 1);
+        let text = source.time_text().unwrap();
+        assert!(
+            text.starts_with(&format!("6 {units} (raw value, not decoded: "))
+                && text.contains(says),
+            "{text}"
+        );
+        let warning = source.time_warning().unwrap();
+        assert!(
+            warning.contains(name)
+                && warning.contains("variable `field`")
+                && warning.contains(says),
+            "{warning}"
+        );
+    }
+    // A huge time value is refused, not overflowed.
+    let mut source = load("huge.nc", "days since 2000-01-01", None, 1);
+    source.time = Some((1e300, "days since 2000-01-01".to_owned()));
+    let text = source.time_text().unwrap();
+    assert!(
+        text.contains("raw value") && text.contains("1e300"),
+        "{text}"
+    );
+}
+
+#[test]
+fn field_sources_saved_before_calendars_still_load_and_show_raw_time() {
+    let saved = serde_json::json!({
+        "file": "old.nc",
+        "variable": "uwnd",
+        "long_name": "",
+        "units": "m/s",
+        "time_index": 0,
+        "time": [17067072.0, "hours since 1-1-1 00:00:0.0"],
+        "level_index": null,
+        "level": null,
+        "latitudes_flipped": false,
+        "longitudes_reversed": false,
+        "longitude_shift": 0,
+        "cyclic_column_dropped": false
+    });
+    let mut source: FieldSource = serde_json::from_value(saved).unwrap();
+    assert_eq!(source.time_calendar, None);
+    let text = source.time_text().unwrap();
+    assert!(
+        text.starts_with("17067072 hours since 1-1-1 00:00:0.0 (raw value, not decoded: "),
+        "{text}"
+    );
+    source.time_calendar = Some(String::new());
+    assert_eq!(
+        source.time_text().as_deref(),
+        Some("1948-01-01 (17067072 hours since 1-1-1 00:00:0.0)")
+    );
+    // And the new field survives a round trip.
+    let back: FieldSource = serde_json::from_value(serde_json::to_value(&source).unwrap()).unwrap();
+    assert_eq!(back, source);
 }
