@@ -20,6 +20,7 @@ use crate::common::click;
 
 mod interaction;
 mod open_with_results;
+mod panel_figures;
 
 type Window = Harness<'static, BenchtopApp>;
 

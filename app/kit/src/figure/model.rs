@@ -108,7 +108,8 @@ pub struct Axis {
     pub tick_names: Option<TickNames>,
 }
 
-/// Names that label an axis at `first`, `first + 1`, `first + 2`, … instead of numbers.
+/// Names that label an axis at `first`, `first + 1`, `first + 2`, … instead of numbers (an
+/// empty name: no label there).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TickNames {

@@ -178,12 +178,17 @@ pub(crate) fn axis_ticks(
 ) -> Vec<Tick> {
     let target = ((length_pt / spacing_pt).floor() as usize).clamp(3, 12);
     if let Some(named) = &axis.categories {
-        // Every name while they fit about two to a label's usual room, else every k-th.
-        let stride = named.names.len().div_ceil(2 * target).max(1);
-        return named
+        // Every name while they fit about two to a label's usual room, else every k-th; an
+        // empty name leaves its position unlabelled.
+        let labelled: Vec<(usize, &String)> = named
             .names
             .iter()
             .enumerate()
+            .filter(|(_, name)| !name.is_empty())
+            .collect();
+        let stride = labelled.len().div_ceil(2 * target).max(1);
+        return labelled
+            .into_iter()
             .step_by(stride)
             .map(|(i, name)| Tick {
                 position: named.first + i as f64,

@@ -12,7 +12,7 @@
 pub use benchtop_linnet as engine;
 
 pub mod bench;
-mod figures;
+pub mod figures;
 pub mod params;
 mod solutions_tab;
 pub mod sweeps;

@@ -68,6 +68,26 @@ pub fn network_boundaries(network_of_roi: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// The y tick names of an `n × n` matrix drawn with row 0 at the top: the name at height k
+/// is the ROI of row n − 1 − k, given only at multiples of a whole step (1, 2, 5, 10, …) so
+/// that about eight rows are labelled.
+pub fn roi_row_names(n: usize) -> Vec<String> {
+    let step = [1, 2, 5, 10, 20, 50, 100, 200, 500]
+        .into_iter()
+        .find(|step| n / step <= 8)
+        .unwrap_or(1000);
+    (0..n)
+        .rev()
+        .map(|roi| {
+            if roi % step == 0 {
+                roi.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect()
+}
+
 /// An |r| heatmap of `fc` (ROI index on both axes, row 0 at the top) with the network
 /// boundaries drawn as thin lines.
 pub fn fc_subplot(title: &str, fc: &Matrix, network_of_roi: &[usize]) -> Subplot {
@@ -82,6 +102,7 @@ pub fn fc_subplot(title: &str, fc: &Matrix, network_of_roi: &[usize]) -> Subplot
     let mut subplot = Subplot::new(title)
         .x_label("ROI")
         .y_label("ROI (0 at the top)")
+        .y_tick_names(0.0, roi_row_names(n))
         .x_range(-0.5, size - 0.5)
         .y_range(-0.5, size - 0.5)
         .equal_aspect(true)
